@@ -1,0 +1,50 @@
+# owlet: one non-recursive GNU Makefile.  Each component adds its targets
+# through a fragment (*/*.mk); all objects go to $(B) (out of tree).
+#
+#   make                 build everything
+#   make check           run the TAP suite with prove (needs root for the
+#                        namespace tests; they skip otherwise)
+#   make install DESTDIR=... PREFIX=...
+#   make deps            install missing Debian build/test packages
+#   make bench           benchmarks (bench/), ratios against peers
+#   make demo            convert a generated sample root to tcb
+
+B        ?= build
+PREFIX   ?= /usr
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+# Debian (usrmerge): system libraries, NSS and PAM modules live in /lib/$(MULTIARCH).
+SLIBDIR  ?= /lib/$(MULTIARCH)
+LIBDIR   ?= $(PREFIX)/lib/$(MULTIARCH)
+INCDIR   ?= $(PREFIX)/include
+SBINDIR  ?= $(PREFIX)/sbin
+MANDIR   ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+include mk/flags.mk
+
+all:
+
+include common/common.mk
+include tcb/lib/lib.mk
+include tcb/nss/nss.mk
+include tcb/progs/progs.mk
+include tests/tests.mk
+include man/man.mk
+include bench/bench.mk
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+deps:
+	@sh mk/deps.sh
+
+demo: all
+	@sh tests/demo.sh
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all check install deps demo clean bench

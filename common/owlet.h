@@ -1,0 +1,96 @@
+/*
+ * owlet internal helpers, linked statically into every component.
+ * Nothing here is exported from a shared object (see the version scripts).
+ *
+ * Error convention: functions return 0 (or a count) on success and -1 with
+ * errno set on failure, so that libraries can map errno to their own codes
+ * and tools can print one line naming the object.
+ */
+#ifndef OWLET_H
+#define OWLET_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <shadow.h>
+#include <sys/stat.h>
+
+#define OWLET_NAME_MAX		32	/* longest user name we accept */
+#define OWLET_LINE_MAX		8192	/* longest passwd/shadow/group line */
+#define OWLET_TCB_FILE_MAX	OWLET_LINE_MAX	/* size bound of a tcb shadow file */
+
+/* names.c: is NAME usable as a user name and as one path component? */
+int owlet_name_ok(const char *name);
+int owlet_name_ok_n(const char *name, size_t len);
+
+/* shadowline.c: parse one shadow(5) line (no trailing newline) in place. */
+int owlet_shadow_parse(char *line, struct spwd *sp);
+/* Validate a shadow line without modifying it; returns 0 or -1/EINVAL. */
+int owlet_shadow_check(const char *line, size_t len);
+
+/* fdio.c: EINTR-safe whole-buffer I/O. */
+ssize_t owlet_read_full(int fd, void *buf, size_t len);
+int owlet_write_full(int fd, const void *buf, size_t len);
+
+/* linereader.c: bounded line reader over an fd. */
+struct owlet_lines {
+	int fd;
+	unsigned long lineno;
+	size_t start, end;
+	int eof;
+	char buf[OWLET_LINE_MAX + 1];
+};
+void owlet_lines_init(struct owlet_lines *lr, int fd);
+/* 1: *line (NUL-terminated, no '\n'), 0: EOF, -1: error (E2BIG: line too long,
+ * EINVAL: NUL byte in the line). */
+int owlet_lines_next(struct owlet_lines *lr, char **line, size_t *len);
+
+/* wbuf.c: buffered writer to an fd. */
+struct owlet_wbuf {
+	int fd;
+	int error;
+	size_t used;
+	char buf[65536];
+};
+void owlet_wbuf_init(struct owlet_wbuf *w, int fd);
+void owlet_wbuf_put(struct owlet_wbuf *w, const void *p, size_t len);
+int owlet_wbuf_flush(struct owlet_wbuf *w);
+
+/* atomic.c: replace DIRFD/NAME atomically: temp file in the same directory,
+ * owner and mode set on the fd, fsync, rename, fsync of the directory. */
+struct owlet_replace {
+	int dirfd;
+	int fd;
+	char tmp[64];
+	const char *name;
+};
+int owlet_replace_begin(struct owlet_replace *r, int dirfd, const char *name,
+    mode_t mode, uid_t uid, gid_t gid);
+int owlet_replace_commit(struct owlet_replace *r);
+void owlet_replace_abort(struct owlet_replace *r);
+
+/* safeopen.c: open a file we are about to trust, relative to a dir fd, never
+ * following a symlink in the last component; fstat checks: regular file,
+ * link count 1, size <= max.  Returns the fd or -1 (ELOOP/EINVAL/EFBIG...). */
+int owlet_open_trusted(int dirfd, const char *name, off_t max, struct stat *st);
+int owlet_open_dir(int dirfd, const char *name);
+
+/* pwlock.c: the shadow-utils/glibc global lock (ETC/.pwd.lock), waiting up
+ * to 15 s as lckpwdf(3) does.  Returns an fd to close to unlock. */
+int owlet_pwlock(int etcfd);
+
+/* logindefs.c: boolean key of ETC/login.defs.  1 yes, 0 no or absent, -1 bad
+ * value or unreadable file (errno EINVAL, *lineno set). */
+int owlet_logindefs_bool(int etcfd, const char *key, unsigned long *lineno);
+
+/* dbfile.c: split a colon-separated passwd/group line into at most NF fields;
+ * returns the number of fields found. */
+int owlet_split(char *line, char **field, int nf);
+
+/* group.c: look up a group's gid in ETC/group; 1 found, 0 not, -1 error. */
+int owlet_group_gid(int etcfd, const char *group, gid_t *gid);
+
+/* rmtree.c: remove DIRFD/NAME and everything below it, never following
+ * symlinks.  Missing is success. */
+int owlet_rmtree(int dirfd, const char *name);
+
+#endif

@@ -1,0 +1,16 @@
+NSS_OBJ := $(B)/tcb/nss/nss_tcb.o
+NSS_SO  := $(B)/lib/libnss_tcb.so.2
+
+all: $(NSS_SO)
+
+$(NSS_SO): $(NSS_OBJ) $(COMMON_A) tcb/nss/libnss_tcb.map
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libnss_tcb.so.2 \
+	  -Wl,--version-script=tcb/nss/libnss_tcb.map -o $@ $(NSS_OBJ) \
+	  $(COMMON_A) -lpthread
+
+install: install-nss
+install-nss: $(NSS_SO)
+	install -d $(DESTDIR)$(SLIBDIR)
+	install -m 0644 $(NSS_SO) $(DESTDIR)$(SLIBDIR)/
+.PHONY: install-nss

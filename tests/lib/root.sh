@@ -1,0 +1,87 @@
+# Private roots for tests.  Nothing here touches the host's /etc: a test
+# builds a root under a temp dir and runs commands either with --root DIR or
+# inside a private mount namespace where DIR/etc is bind-mounted over /etc.
+. "$(dirname "$0")/../lib/tap.sh"
+
+need_root() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root (private mount namespaces)"
+	unshare -m true 2>/dev/null || skip_all "unshare -m not permitted here"
+}
+
+# tmpdir: a fresh directory removed at exit, readable by test users.
+tmpdir() {
+	T=$(mktemp -d /tmp/owlet-test.XXXXXX)
+	chmod 0755 "$T"
+	trap 'rm -rf "$T"' EXIT
+}
+
+# mkroot DIR [NUSERS]: a minimal Debian-like /etc under DIR with users
+# u1..uN (uid 1000+i), root, and groups shadow (42) and users.
+mkroot() {
+	_r=$1 _n=${2:-3}
+	mkdir -p "$_r/etc"
+	cat > "$_r/etc/passwd" <<PW
+root:x:0:0:root:/root:/bin/bash
+daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin
+nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin
+PW
+	cat > "$_r/etc/group" <<GR
+root:x:0:
+daemon:x:1:
+sys:x:3:
+shadow:x:42:
+users:x:100:
+nogroup:x:65534:
+GR
+	cat > "$_r/etc/gshadow" <<GS
+root:*::
+daemon:*::
+sys:*::
+shadow:*::
+users:*::
+nogroup:*::
+GS
+	cat > "$_r/etc/shadow" <<SH
+root:\$y\$j9T\$rootsalt\$rootHASHrootHASHrootHASHrootHASHroot:19000:0:99999:7:::
+daemon:*:19000:0:99999:7:::
+nobody:*:19000:0:99999:7:::
+SH
+	_i=1
+	while [ "$_i" -le "$_n" ]; do
+		echo "u$_i:x:$((1000 + _i)):100:User $_i:/home/u$_i:/bin/sh" >> "$_r/etc/passwd"
+		echo "u$_i:\$y\$j9T\$salt$_i\$hash${_i}hash${_i}hash:$((19000 + _i)):0:99999:7:::" >> "$_r/etc/shadow"
+		_i=$((_i + 1))
+	done
+	chmod 0640 "$_r/etc/shadow" "$_r/etc/gshadow"
+	chgrp 42 "$_r/etc/shadow" "$_r/etc/gshadow"
+	cat > "$_r/etc/nsswitch.conf" <<NS
+passwd: files
+group: files
+shadow: tcb files
+NS
+	cat > "$_r/etc/login.defs" <<LD
+# generated for owlet tests
+ENCRYPT_METHOD YESCRYPT
+TCB_AUTH_GROUP yes
+LD
+	cp /etc/ld.so.cache "$_r/etc/" 2>/dev/null || :
+}
+
+# in_ns DIR CMD...: run CMD in a private mount namespace whose /etc is
+# DIR/etc; our NSS module is found through LD_LIBRARY_PATH.
+in_ns() {
+	_r=$1; shift
+	LD_LIBRARY_PATH=$B/lib unshare -m --propagation private -- \
+	    sh -c 'mount --bind "$0/etc" /etc && exec "$@"' "$_r" "$@"
+}
+
+# as_user UID GID[,GID...] CMD...: run CMD with real and effective uid UID,
+# gid the first GID and the rest as supplementary groups.
+as_user() {
+	_u=$1 _g=$2; shift 2
+	_g1=${_g%%,*}
+	case $_g in
+	*,*) setpriv --reuid="$_u" --regid="$_g1" --groups="${_g#*,}" -- "$@" ;;
+	*) setpriv --reuid="$_u" --regid="$_g1" --clear-groups -- "$@" ;;
+	esac
+}

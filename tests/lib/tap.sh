@@ -1,0 +1,37 @@
+# Minimal TAP producer for shell tests run by prove.
+# Usage: . "$(dirname "$0")/../lib/tap.sh"; plan N; ok COND "desc"; ...
+_tap_n=0
+_tap_fail=0
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-$TOP/build}
+[ -d "$B" ] || B=$TOP/$B
+
+plan() { echo "1..$1"; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+diag() { printf '# %s\n' "$@" >&2; }
+
+# ok STATUS DESC: STATUS is an exit code (0 = pass).
+ok() {
+	_tap_n=$((_tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $_tap_n - $2"
+	else
+		echo "not ok $_tap_n - $2"
+		_tap_fail=$((_tap_fail + 1))
+	fi
+}
+# t DESC CMD...: run CMD, pass if it exits 0.
+t() { _d=$1; shift; "$@" >/dev/null 2>&1; ok $? "$_d"; }
+# tfail DESC CMD...: pass if CMD exits non-zero.
+tfail() { _d=$1; shift; if "$@" >/dev/null 2>&1; then ok 1 "$_d"; else ok 0 "$_d"; fi; }
+# is GOT WANT DESC
+is() {
+	if [ "$1" = "$2" ]; then ok 0 "$3"; else
+		ok 1 "$3"; diag "got:  '$1'" "want: '$2'"; fi
+}
+# like GOT REGEX DESC
+like() {
+	if printf '%s' "$1" | grep -Eq -- "$2"; then ok 0 "$3"; else
+		ok 1 "$3"; diag "got:  '$1'" "want match: '$2'"; fi
+}
+done_testing() { exit $((_tap_fail > 0)); }
