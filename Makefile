@@ -33,9 +33,15 @@ include tests/fault/fault.mk
 include man/man.mk
 include bench/bench.mk
 
+# V=1 shows the commands.
+ifneq ($(V),1)
+Q := @
+endif
+
 $(B)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

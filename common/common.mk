@@ -3,4 +3,4 @@ COMMON_OBJ := $(COMMON_SRC:%.c=$(B)/%.o)
 COMMON_A   := $(B)/libowlet.a
 
 $(COMMON_A): $(COMMON_OBJ)
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^

@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -10,7 +9,7 @@ int
 owlet_group_gid(int etcfd, const char *group, gid_t *gid)
 {
 	struct owlet_lines lr;
-	char *line, *f[4], *end;
+	char *line, *f[4];
 	size_t len;
 	int fd, rc;
 
@@ -21,11 +20,10 @@ owlet_group_gid(int etcfd, const char *group, gid_t *gid)
 	while ((rc = owlet_lines_next(&lr, &line, &len)) > 0) {
 		if (owlet_split(line, f, 4) != 4 || strcmp(f[0], group) != 0)
 			continue;
-		errno = 0;
-		unsigned long v = strtoul(f[2], &end, 10);
-		if (*f[2] == '\0' || *end != '\0' || errno || v >= (gid_t)-1)
+		unsigned int v;
+		if (owlet_parse_id(f[2], &v) < 0)
 			continue;
-		*gid = (gid_t)v;
+		*gid = v;
 		close(fd);
 		return 1;
 	}

@@ -86,6 +86,11 @@ int owlet_logindefs_bool(int etcfd, const char *key, unsigned long *lineno);
  * returns the number of fields found. */
 int owlet_split(char *line, char **field, int nf);
 
+/* Parse a passwd(5) line in place: name, password field, uid.  0 or -1. */
+int owlet_passwd_parse(char *line, char **name, char **pw, uid_t *uid);
+/* Decimal id (uid/gid) in [0, 2^32-2]; 0 or -1. */
+int owlet_parse_id(const char *s, unsigned int *id);
+
 /* group.c: look up a group's gid in ETC/group; 1 found, 0 not, -1 error. */
 int owlet_group_gid(int etcfd, const char *group, gid_t *gid);
 

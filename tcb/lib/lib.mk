@@ -7,18 +7,19 @@ all: $(LIBTCB_SO) $(LIBTCB_A) $(B)/lib/tcb.pc
 
 $(LIBTCB_SO): $(LIBTCB_OBJ) $(COMMON_A) tcb/lib/libtcb.map
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libtcb.so.0 \
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libtcb.so.0 \
 	  -Wl,--version-script=tcb/lib/libtcb.map -o $@ $(LIBTCB_OBJ) $(COMMON_A)
-	ln -sf libtcb.so.$(TCB_VERSION) $(B)/lib/libtcb.so.0
-	ln -sf libtcb.so.0 $(B)/lib/libtcb.so
+	$(Q)ln -sf libtcb.so.$(TCB_VERSION) $(B)/lib/libtcb.so.0
+	$(Q)ln -sf libtcb.so.0 $(B)/lib/libtcb.so
 
 $(LIBTCB_A): $(LIBTCB_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	$(Q)$(AR) rcs $@ $^
 
 $(B)/lib/tcb.pc: tcb/lib/tcb.pc.in
 	@mkdir -p $(@D)
-	sed -e 's|@LIBDIR@|$(SLIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	$(Q)sed -e 's|@LIBDIR@|$(SLIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
 	    -e 's|@VERSION@|$(TCB_VERSION)|' $< > $@
 
 install: install-libtcb

@@ -5,7 +5,8 @@ all: $(NSS_SO)
 
 $(NSS_SO): $(NSS_OBJ) $(COMMON_A) tcb/nss/libnss_tcb.map
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libnss_tcb.so.2 \
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libnss_tcb.so.2 \
 	  -Wl,--version-script=tcb/nss/libnss_tcb.map -o $@ $(NSS_OBJ) \
 	  $(COMMON_A) -lpthread
 
