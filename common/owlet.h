@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <shadow.h>
 #include <sys/stat.h>
+#include <dirent.h>
 
 #define OWLET_NAME_MAX		32	/* longest user name we accept */
 #define OWLET_LINE_MAX		8192	/* longest passwd/shadow/group line */
@@ -73,6 +74,8 @@ void owlet_replace_abort(struct owlet_replace *r);
  * link count 1, size <= max.  Returns the fd or -1 (ELOOP/EINVAL/EFBIG...). */
 int owlet_open_trusted(int dirfd, const char *name, off_t max, struct stat *st);
 int owlet_open_dir(int dirfd, const char *name);
+/* A fresh directory stream on DIRFD (own file offset); NULL on error. */
+DIR *owlet_opendir_at(int dirfd);
 
 /* pwlock.c: the shadow-utils/glibc global lock (ETC/.pwd.lock), waiting up
  * to 15 s as lckpwdf(3) does.  Returns an fd to close to unlock. */

@@ -201,16 +201,11 @@ report_orphans(struct conv *c)
 {
 	struct dirent *de;
 	struct stat st;
-	DIR *d;
-	int fd;
+	DIR *d = owlet_opendir_at(c->stagefd);
 
-	fd = dup(c->stagefd);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d) {
 		warnx("%lu shadow entries have no passwd entry",
 		    c->staged - c->owned);
-		if (fd >= 0)
-			close(fd);
 		return;
 	}
 	while ((de = readdir(d)))
@@ -291,7 +286,7 @@ publish_incoming(struct conv *c)
 {
 	struct dirent *de;
 	DIR *d;
-	int fd, rc = 0;
+	int rc = 0;
 
 	if (syncfs(c->stagefd) < 0) {
 		warn("syncfs");
@@ -299,11 +294,9 @@ publish_incoming(struct conv *c)
 	}
 	if (tool_groups_commit(&c->t, &c->g) < 0)
 		return -1;
-	fd = dup(c->stagefd);
-	if (fd < 0 || !(d = fdopendir(fd))) {
+	d = owlet_opendir_at(c->stagefd);
+	if (!d) {
 		warn("%s", STAGE_INCOMING);
-		if (fd >= 0)
-			close(fd);
 		return -1;
 	}
 	while ((de = readdir(d)))
