@@ -75,6 +75,17 @@ in_ns() {
 	    sh -c 'mount --bind "$0/etc" /etc && exec "$@"' "$_r" "$@"
 }
 
+# user_cmd UID GID[,GID...]: the setpriv words that run a command as that
+# user, for use inside in_ns (a shell function cannot be exec'ed there):
+#   in_ns "$R" $(user_cmd 1001 42) getent shadow u1
+user_cmd() {
+	_g1=${2%%,*}
+	case $2 in
+	*,*) echo setpriv --reuid="$1" --regid="$_g1" --groups="${2#*,}" -- ;;
+	*) echo setpriv --reuid="$1" --regid="$_g1" --clear-groups -- ;;
+	esac
+}
+
 # as_user UID GID[,GID...] CMD...: run CMD with real and effective uid UID,
 # gid the first GID and the rest as supplementary groups.
 as_user() {

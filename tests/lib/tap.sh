@@ -6,7 +6,8 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 B=${B:-$TOP/build}
 [ -d "$B" ] || B=$TOP/$B
 
-plan() { echo "1..$1"; }
+_tap_planned=
+plan() { echo "1..$1"; _tap_planned=1; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 diag() { printf '# %s\n' "$@" >&2; }
 
@@ -34,4 +35,8 @@ like() {
 	if printf '%s' "$1" | grep -Eq -- "$2"; then ok 0 "$3"; else
 		ok 1 "$3"; diag "got:  '$1'" "want match: '$2'"; fi
 }
-done_testing() { exit $((_tap_fail > 0)); }
+# done_testing: prints the plan if none was given, exits 1 on any failure.
+done_testing() {
+	[ -n "$_tap_planned" ] || echo "1..$_tap_n"
+	exit $((_tap_fail > 0))
+}
