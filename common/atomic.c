@@ -65,8 +65,8 @@ owlet_replace_commit(struct owlet_replace *r)
 		goto fail;
 	}
 	/* The new file is in place; only durability remains.  A failed
-	 * directory fsync is reported, but the replacement has happened. */
-	return fsync(r->dirfd);
+	 * directory fsync is reported as 1: the replacement has happened. */
+	return fsync(r->dirfd) < 0 ? 1 : 0;
 fail:
 	unlinkat(r->dirfd, r->tmp, 0);
 	errno = e;

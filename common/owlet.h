@@ -66,6 +66,8 @@ struct owlet_replace {
 };
 int owlet_replace_begin(struct owlet_replace *r, int dirfd, const char *name,
     mode_t mode, uid_t uid, gid_t gid);
+/* 0: replaced; -1: not replaced (old file intact, temp removed); 1: replaced
+ * but the directory fsync failed (errno set; durability not guaranteed). */
 int owlet_replace_commit(struct owlet_replace *r);
 void owlet_replace_abort(struct owlet_replace *r);
 

@@ -115,6 +115,11 @@ tcb_drop_priv_r(const char *name, struct tcb_privs *p)
 	n = getgroups(p->number_of_groups, p->grplist);
 	if (n < 0)
 		return -1;
+	if (n > p->number_of_groups) {
+		/* capacity 0: getgroups() only counted, saved nothing */
+		errno = EINVAL;
+		return -1;
+	}
 	if (raw_setgroups(0, NULL) < 0) {
 		if (errno != EPERM || !setgroups_denied())
 			return -1;

@@ -252,9 +252,14 @@ read_config(struct conv *c)
 static int
 make_stage(struct conv *c, int parent, const char *name)
 {
-	if (owlet_rmtree(parent, name) < 0 || mkdirat(parent, name, 0700) < 0 ||
-	    (c->stagefd = owlet_open_dir(parent, name)) < 0) {
+	if (owlet_rmtree(parent, name) < 0 || mkdirat(parent, name, 0700) < 0) {
 		warn("cannot create %s", tool_path(&c->t, name));
+		return -1;
+	}
+	c->stagefd = owlet_open_dir(parent, name);
+	if (c->stagefd < 0) {
+		warn("cannot open %s", tool_path(&c->t, name));
+		unlinkat(parent, name, AT_REMOVEDIR);
 		return -1;
 	}
 	return 0;

@@ -263,13 +263,23 @@ lock_out(struct unconv *u)
 	return 0;
 }
 
-static void
+/*
+ * Give /etc/tcb its mode back.  Failing here would leave password changes
+ * impossible, so try twice, and make the failure the tool's exit status.
+ */
+static int
 unlock_out(struct unconv *u)
 {
-	if (u->locked_out && fchmod(u->tcbfd, u->tcbmode) < 0)
-		warn("cannot restore mode %04o of %s", (unsigned)u->tcbmode,
-		    tool_path(&u->t, "tcb"));
+	if (!u->locked_out)
+		return 0;
 	u->locked_out = 0;
+	if (fchmod(u->tcbfd, u->tcbmode) == 0 ||
+	    fchmod(u->tcbfd, u->tcbmode) == 0)
+		return 0;
+	warn("cannot restore mode %04o of %s; run: chmod %04o %s",
+	    (unsigned)u->tcbmode, tool_path(&u->t, "tcb"),
+	    (unsigned)u->tcbmode, tool_path(&u->t, "tcb"));
+	return -1;
 }
 
 int
@@ -285,7 +295,7 @@ main(int argc, char **argv)
 	const char *root = NULL;
 	unsigned long in_tcb;
 	gid_t shadow_gid;
-	int ch, ok = 0, started = 0;
+	int ch, rc, ok = 0, started = 0;
 
 	while ((ch = getopt_long(argc, argv, "R:fh", opts, NULL)) != -1) {
 		switch (ch) {
@@ -336,18 +346,25 @@ main(int argc, char **argv)
 	}
 	if (tool_interrupted())
 		goto out;
-	if (owlet_wbuf_flush(&u.w) < 0 || owlet_replace_commit(&u.r) < 0) {
-		started = u.r.fd >= 0;
+	if (owlet_wbuf_flush(&u.w) < 0) {
 		warn("cannot write %s", tool_path(&u.t, "shadow"));
 		goto out;
 	}
 	started = 0;
+	rc = owlet_replace_commit(&u.r);
+	if (rc < 0) {
+		warn("cannot write %s", tool_path(&u.t, "shadow"));
+		goto out;
+	}
+	if (rc > 0)
+		warn("fsync %s/etc", u.t.root);
 	ok = 1;
 out:
 	if (started)
 		owlet_replace_abort(&u.r);
 	explicit_bzero(u.w.buf, sizeof(u.w.buf));
-	unlock_out(&u);
+	if (unlock_out(&u) < 0)
+		ok = 0;
 	if (u.tcbfd >= 0)
 		close(u.tcbfd);
 	tool_close(&u.t);

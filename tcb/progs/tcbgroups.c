@@ -125,7 +125,7 @@ append_lines(struct tool *t, const char *file, const char *lines)
 	struct stat st;
 	char buf[65536], bak[64];
 	ssize_t n;
-	int fd, last_nl = 1;
+	int fd, rc = 0, last_nl = 1;
 
 	fd = openat(t->etcfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
@@ -153,13 +153,16 @@ append_lines(struct tool *t, const char *file, const char *lines)
 	if (!last_nl)
 		owlet_wbuf_put(&w, "\n", 1);
 	owlet_wbuf_put(&w, lines, strlen(lines));
-	if (n < 0 || owlet_wbuf_flush(&w) < 0 || owlet_replace_commit(&r) < 0) {
+	if (n < 0 || owlet_wbuf_flush(&w) < 0 ||
+	    (rc = owlet_replace_commit(&r)) < 0) {
 		warn("cannot write %s", tool_path(t, file));
 		if (r.fd >= 0)
 			owlet_replace_abort(&r);
 		restore(t, file);
 		return -1;
 	}
+	if (rc > 0)
+		warn("fsync %s/etc", t->root);
 	return 0;
 }
 
