@@ -49,7 +49,7 @@ deps:
 	@sh mk/deps.sh
 
 demo: all
-	@sh tests/demo.sh
+	@B=$(B) sh mk/demo.sh
 
 clean:
 	rm -rf $(B)
