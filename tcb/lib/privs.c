@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,7 @@ tcb_ids(const char *name, uid_t *uid, gid_t *gid)
 	char path[sizeof(TCB_DIR) + OWLET_NAME_MAX + 2];
 	struct stat st;
 
-	if (!owlet_name_ok(name)) {
+	if (!name || !owlet_name_ok(name)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -115,6 +116,10 @@ tcb_drop_priv_r(const char *name, struct tcb_privs *p)
 	n = getgroups(p->number_of_groups, p->grplist);
 	if (n < 0)
 		return -1;
+	if (n > 0 && p->number_of_groups <= 0) {	/* count only, not saved */
+		errno = EINVAL;
+		return -1;
+	}
 	if (n > p->number_of_groups) {
 		/* capacity 0: getgroups() only counted, saved nothing */
 		errno = EINVAL;
@@ -135,6 +140,8 @@ tcb_drop_priv_r(const char *name, struct tcb_privs *p)
 	p->is_dropped = state;
 	return 0;
 rollback:
+	/* Undoing a partial drop only regains rights; if it fails the thread
+	 * stays less privileged than before, never more. */
 	setfsuid(p->old_uid);
 	setfsgid(p->old_gid);
 	if (state == STATE_DROPPED)
@@ -173,11 +180,20 @@ fail:
 /*
  * The non-reentrant pair keeps its state per thread.  Its group buffer is
  * sized to the caller's actual group count (Linux allows 65536 groups, more
- * than the fixed TCB_NGROUPS of the _r interface's usual callers).
+ * than the fixed TCB_NGROUPS of the _r interface's usual callers), and is
+ * freed when the thread exits.
  */
 static __thread struct tcb_privs tls_privs;
 static __thread gid_t *tls_groups;
 static __thread int tls_capacity;
+static pthread_key_t groups_key;
+static pthread_once_t groups_once = PTHREAD_ONCE_INIT;
+
+static void
+make_groups_key(void)
+{
+	pthread_key_create(&groups_key, free);
+}
 
 TCB_EXPORT int
 tcb_drop_priv(const char *name)
@@ -199,6 +215,8 @@ tcb_drop_priv(const char *name)
 				return -1;
 			tls_groups = g;
 			tls_capacity = n + 1;
+			pthread_once(&groups_once, make_groups_key);
+			pthread_setspecific(groups_key, g);
 		}
 	}
 	tls_privs.grplist = tls_groups;
