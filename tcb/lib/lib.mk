@@ -19,7 +19,7 @@ $(LIBTCB_A): $(LIBTCB_OBJ) $(COMMON_OBJ)
 
 $(B)/lib/tcb.pc: tcb/lib/tcb.pc.in
 	@mkdir -p $(@D)
-	$(Q)sed -e 's|@LIBDIR@|$(SLIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	$(Q)sed -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
 	    -e 's|@VERSION@|$(TCB_VERSION)|' $< > $@
 
 install: install-libtcb
