@@ -34,8 +34,7 @@ int main(void)
 	/* nothing locked or dropped: each call must fail cleanly */
 	if (ulckpwdf_tcb() != -1 || tcb_gain_priv() != -1)
 		return 1;
-	if (tcb_is_suspect(0) == 0 && 0)	/* stdin: any result */
-		return 1;
+	(void)tcb_is_suspect(0);	/* stdin: any answer, must not crash */
 	if (lckpwdf_tcb("/nonexistent-owlet/x") != -1)
 		return 1;
 	if (tcb_drop_priv("nosuchuser-owlet") == 0)
