@@ -83,7 +83,11 @@ DIR *owlet_opendir_at(int dirfd);
  * to 15 s as lckpwdf(3) does.  Returns an fd to close to unlock. */
 int owlet_pwlock(int etcfd);
 
-/* logindefs.c: boolean key of ETC/login.defs.  1 yes, 0 no or absent, -1 bad
+/* logindefs.c: the value of KEY in ETC/login.defs into VAL.  1 found, 0 not
+ * set, -1 error (EINVAL: not one word or too long, *lineno set). */
+int owlet_logindefs_get(int etcfd, const char *key, char *val, size_t vlen,
+    unsigned long *lineno);
+/* boolean key of ETC/login.defs.  1 yes, 0 no or absent, -1 bad
  * value or unreadable file (errno EINVAL, *lineno set). */
 int owlet_logindefs_bool(int etcfd, const char *key, unsigned long *lineno);
 
