@@ -29,6 +29,7 @@ include tcb/lib/lib.mk
 include tcb/nss/nss.mk
 include tcb/progs/progs.mk
 include tests/tests.mk
+include tests/compat/compat.mk
 include tests/fault/fault.mk
 include man/man.mk
 include bench/bench.mk

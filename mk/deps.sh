@@ -4,7 +4,7 @@
 set -eu
 pkgs="gcc make pkg-config perl util-linux libpam0g-dev libcrypt-dev
 libpasswdqc-dev libssl-dev libcap-dev pamtester mandoc clang
-libclang-rt-14-dev time"
+libclang-rt-14-dev time dpkg-dev"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

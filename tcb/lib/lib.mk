@@ -28,7 +28,9 @@ install-libtcb: $(LIBTCB_SO) $(LIBTCB_A) $(B)/lib/tcb.pc
 	  $(DESTDIR)$(INCDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 0755 $(LIBTCB_SO) $(DESTDIR)$(SLIBDIR)/
 	ln -sf libtcb.so.$(TCB_VERSION) $(DESTDIR)$(SLIBDIR)/libtcb.so.0
-	ln -sf $(SLIBDIR)/libtcb.so.0 $(DESTDIR)$(LIBDIR)/libtcb.so
+	# relative, so that it resolves inside DESTDIR too
+	ln -sf $(shell realpath -m -s --relative-to=$(LIBDIR) $(SLIBDIR))/libtcb.so.0 \
+	  $(DESTDIR)$(LIBDIR)/libtcb.so
 	install -m 0644 $(LIBTCB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 tcb/lib/tcb.h $(DESTDIR)$(INCDIR)/
 	install -m 0644 $(B)/lib/tcb.pc $(DESTDIR)$(PKGCONFIGDIR)/

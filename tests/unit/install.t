@@ -46,9 +46,9 @@ flags=$(PKG_CONFIG_SYSROOT_DIR="$D/root" PKG_CONFIG_LIBDIR="$D/root/usr/lib/$MA/
     pkg-config --cflags --libs tcb)
 flags=$(echo $flags)
 is "$flags" "-I$D/root/usr/include -L$D/root/usr/lib/$MA -ltcb" "pkg-config tcb"
-# The dev link libtcb.so points to the absolute /lib path (Debian policy),
-# dangling inside DESTDIR: link the installed library file itself.
-cc -o "$D/use" "$D/use.c" -I"$D/root/usr/include" "$D/root/lib/$MA/libtcb.so.0.9.8" 2>&1
+# With the pkg-config flags alone: the relative dev link must lead to the
+# shared library (not silently to libtcb.a).
+cc -o "$D/use" "$D/use.c" $flags 2>&1
 ok $? "a libtcb client compiles against the installed files"
 LD_LIBRARY_PATH="$D/root/lib/$MA" "$D/use"
 ok $? "and runs with the installed libtcb.so.0"
