@@ -27,6 +27,7 @@ all:
 include common/common.mk
 include tcb/lib/lib.mk
 include tcb/nss/nss.mk
+include tcb/pam/pam.mk
 include tcb/progs/progs.mk
 include tests/tests.mk
 include tests/compat/compat.mk

@@ -1,0 +1,120 @@
+/*
+ * New hashes through libxcrypt.  The method is prefix= (or md5) when given,
+ * else login.defs ENCRYPT_METHOD, else libxcrypt's default (yescrypt on
+ * Debian 12); the cost is count= when given, else the login.defs key of
+ * that method (YESCRYPT_COST_FACTOR, SHA_CRYPT_MAX/MIN_ROUNDS,
+ * BCRYPT_MAX/MIN_ROUNDS), else the method's default.  Salts come from
+ * crypt_gensalt_ra with libxcrypt's own entropy.
+ */
+#include <crypt.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+#include <security/pam_ext.h>
+
+#include "owlet.h"
+#include "pam_tcb.h"
+
+static const struct method {
+	const char *name, *prefix, *cost_key[2];
+} methods[] = {
+	{ "YESCRYPT", "$y$", { "YESCRYPT_COST_FACTOR", NULL } },
+	{ "SHA512", "$6$", { "SHA_CRYPT_MAX_ROUNDS", "SHA_CRYPT_MIN_ROUNDS" } },
+	{ "SHA256", "$5$", { "SHA_CRYPT_MAX_ROUNDS", "SHA_CRYPT_MIN_ROUNDS" } },
+	{ "BCRYPT", "$2b$", { "BCRYPT_MAX_ROUNDS", "BCRYPT_MIN_ROUNDS" } },
+	{ "MD5", "$1$", { NULL, NULL } },
+};
+
+static unsigned long
+cost_from_defs(int etcfd, const struct method *m)
+{
+	unsigned long lineno, v;
+	char buf[16], *end;
+	int i;
+
+	for (i = 0; i < 2 && m->cost_key[i]; i++) {
+		if (owlet_logindefs_get(etcfd, m->cost_key[i], buf, sizeof(buf),
+		    &lineno) != 1)
+			continue;
+		v = strtoul(buf, &end, 10);
+		if (*end == '\0' && end != buf)
+			return v;
+	}
+	return 0;
+}
+
+void
+tcb_method(const struct tcb_opts *o, const char **prefix,
+    unsigned long *count)
+{
+	unsigned long lineno;
+	char name[16];
+	size_t i;
+	int etcfd;
+
+	*prefix = o->prefix;
+	*count = o->count;
+	if (o->prefix && o->count_set)
+		return;
+	etcfd = open("/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (etcfd < 0)
+		return;
+	if (owlet_logindefs_get(etcfd, "ENCRYPT_METHOD", name, sizeof(name),
+	    &lineno) == 1) {
+		for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+			if (strcmp(name, methods[i].name) != 0)
+				continue;
+			if (!o->prefix)
+				*prefix = methods[i].prefix;
+			if (!o->count_set && strcmp(*prefix,
+			    methods[i].prefix) == 0)
+				*count = cost_from_defs(etcfd, &methods[i]);
+			break;
+		}
+	}
+	close(etcfd);
+}
+
+char *
+tcb_hash_new(pam_handle_t *pamh, const struct tcb_opts *o, const char *pass)
+{
+	struct crypt_data *cd;
+	const char *prefix;
+	unsigned long count;
+	char *setting, *out, *hash = NULL;
+
+	tcb_method(o, &prefix, &count);
+	setting = crypt_gensalt_ra(prefix, count, NULL, 0);
+	if (!setting) {
+		pam_syslog(pamh, LOG_CRIT, "crypt_gensalt_ra(%s, %lu) failed",
+		    prefix ? prefix : "default", count);
+		return NULL;
+	}
+	cd = calloc(1, sizeof(*cd));
+	if (cd) {
+		out = o->plain_crypt ? crypt(pass, setting) :
+		    crypt_rn(pass, setting, cd, sizeof(*cd));
+		if (out && out[0] != '*' && strlen(out) >= 13)
+			hash = strdup(out);
+		if (o->plain_crypt && out)
+			explicit_bzero(out, strlen(out));
+		explicit_bzero(cd, sizeof(*cd));
+		free(cd);
+	}
+	free(setting);
+	if (!hash)
+		pam_syslog(pamh, LOG_CRIT, "crypt failed for method %s",
+		    prefix ? prefix : "default");
+	return hash;
+}
+
+void
+tcb_free_str(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}

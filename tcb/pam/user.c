@@ -1,0 +1,131 @@
+/*
+ * Who is the user and what hash do we hold for them.
+ *
+ * Verification runs crypt_rn() on a private crypt_data (wiped after use)
+ * and compares in constant time.  Unknown users, locked hashes ('!', '*')
+ * and empty hashes without nullok still cost one full hash computation with
+ * the configured method (tcb_verify_dummy), so timing does not tell them
+ * apart from a wrong password.
+ */
+#include <crypt.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "owlet.h"
+#include "pam_tcb.h"
+
+long
+tcb_today(void)
+{
+	return (long)(time(NULL) / (24 * 60 * 60));
+}
+
+static int
+is_shadowed(const char *pw_passwd)
+{
+	return strcmp(pw_passwd, "x") == 0 || strcmp(pw_passwd, "*NP*") == 0;
+}
+
+int
+tcb_user_get(pam_handle_t *pamh, const struct tcb_opts *o, int want_sp,
+    const char **name, struct tcb_user *u)
+{
+	struct passwd *pwres = NULL;
+	struct spwd *spres = NULL;
+	int rc;
+
+	rc = pam_get_user(pamh, name, NULL);
+	if (rc != PAM_SUCCESS)
+		return rc == PAM_CONV_AGAIN ? PAM_INCOMPLETE : rc;
+	if (!*name || !owlet_name_ok(*name))
+		return PAM_USER_UNKNOWN;
+	u->have_pw = u->have_sp = 0;
+	u->hash = NULL;
+	u->sp_errno = 0;
+	rc = getpwnam_r(*name, &u->pw, u->pwbuf, sizeof(u->pwbuf), &pwres);
+	if (!pwres)
+		return rc == 0 || rc == ENOENT ? PAM_SUCCESS :
+		    PAM_AUTHINFO_UNAVAIL;
+	u->have_pw = 1;
+	if (!is_shadowed(u->pw.pw_passwd)) {
+		if (o->passwd)
+			u->hash = u->pw.pw_passwd;
+		return PAM_SUCCESS;
+	}
+	if (!want_sp && !o->shadow)
+		return PAM_SUCCESS;
+	errno = 0;
+	rc = getspnam_r(*name, &u->sp, u->spbuf, sizeof(u->spbuf), &spres);
+	if (spres) {
+		u->have_sp = 1;
+		u->hash = u->sp.sp_pwdp;
+	} else {
+		u->sp_errno = rc ? rc : errno ? errno : ENOENT;
+	}
+	return PAM_SUCCESS;
+}
+
+void
+tcb_user_wipe(struct tcb_user *u)
+{
+	explicit_bzero(u, sizeof(*u));
+}
+
+static int
+equal_const_time(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i;
+	unsigned char diff = la != lb;
+
+	for (i = 0; i < la && i < lb; i++)
+		diff |= (unsigned char)(a[i] ^ b[i]);
+	return diff == 0;
+}
+
+int
+tcb_verify(const char *pass, const char *hash)
+{
+	struct crypt_data *cd;
+	char *out;
+	int rc = PAM_AUTH_ERR;
+
+	if (!hash || !*hash || *hash == '*' || *hash == '!')
+		return PAM_AUTH_ERR;
+	cd = calloc(1, sizeof(*cd));
+	if (!cd)
+		return PAM_BUF_ERR;
+	out = crypt_rn(pass, hash, cd, sizeof(*cd));
+	if (out && out[0] != '*' && equal_const_time(out, hash))
+		rc = PAM_SUCCESS;
+	explicit_bzero(cd, sizeof(*cd));
+	free(cd);
+	return rc;
+}
+
+void
+tcb_verify_dummy(const struct tcb_opts *o, const char *pass)
+{
+	static const char rbytes[16] = {
+		0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55,
+		0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55,
+	};
+	struct crypt_data *cd;
+	const char *prefix;
+	unsigned long count;
+	char *setting;
+
+	tcb_method(o, &prefix, &count);
+	setting = crypt_gensalt_ra(prefix, count, rbytes, sizeof(rbytes));
+	if (!setting)
+		setting = crypt_gensalt_ra(NULL, 0, rbytes, sizeof(rbytes));
+	cd = calloc(1, sizeof(*cd));
+	if (setting && cd)
+		crypt_rn(pass ? pass : "", setting, cd, sizeof(*cd));
+	if (cd) {
+		explicit_bzero(cd, sizeof(*cd));
+		free(cd);
+	}
+	free(setting);
+}
