@@ -116,10 +116,6 @@ tcb_drop_priv_r(const char *name, struct tcb_privs *p)
 	n = getgroups(p->number_of_groups, p->grplist);
 	if (n < 0)
 		return -1;
-	if (n > 0 && p->number_of_groups <= 0) {	/* count only, not saved */
-		errno = EINVAL;
-		return -1;
-	}
 	if (n > p->number_of_groups) {
 		/* capacity 0: getgroups() only counted, saved nothing */
 		errno = EINVAL;

@@ -1,0 +1,113 @@
+/*
+ * unitprobe: the pure parsers of common/ (libowlet.a), for tests/unit.
+ *
+ *   unitprobe check LINE...   owlet_shadow_check on each LINE: "ok" or
+ *                             "bad ERRNAME", one output line per argument
+ *   unitprobe parse LINE      owlet_shadow_parse: the fields, one per line
+ *   unitprobe name NAME...    owlet_name_ok: "1" or "0" per argument
+ *   unitprobe namen NAME LEN  owlet_name_ok_n(NAME, LEN)
+ *   unitprobe lines FILE      owlet_lines_next over FILE: "LINENO LEN" per
+ *                             line, then "eof" or "err LINENO ERRNAME"
+ *   unitprobe cat FILE        the lines read, each followed by '\n' (to
+ *                             compare with the file); errors on stderr
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "owlet.h"
+
+static const char *
+ename(int e)
+{
+	const char *s = strerrorname_np(e);
+
+	return s ? s : "E?";
+}
+
+static int
+lines(const char *file, int cat)
+{
+	static struct owlet_lines lr;
+	char *l;
+	size_t len;
+	int fd = open(file, O_RDONLY), rc;
+
+	if (fd < 0) {
+		perror(file);
+		return 2;
+	}
+	owlet_lines_init(&lr, fd);
+	while ((rc = owlet_lines_next(&lr, &l, &len)) == 1) {
+		if (l[len] != '\0' || strlen(l) != len) {
+			printf("bad termination at line %lu\n", lr.lineno);
+			return 1;
+		}
+		if (cat) {
+			fwrite(l, 1, len, stdout);
+			putchar('\n');
+		} else {
+			printf("%lu %zu\n", lr.lineno, len);
+		}
+	}
+	close(fd);
+	if (rc < 0) {
+		fprintf(cat ? stderr : stdout, "err %lu %s\n", lr.lineno,
+		    ename(errno));
+		return 1;
+	}
+	if (!cat)
+		printf("eof\n");
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	int i;
+
+	if (argc >= 2 && !strcmp(argv[1], "check")) {
+		for (i = 2; i < argc; i++) {
+			errno = 0;
+			if (owlet_shadow_check(argv[i], strlen(argv[i])) == 0)
+				printf("ok\n");
+			else
+				printf("bad %s\n", ename(errno));
+		}
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "parse")) {
+		struct spwd sp;
+
+		memset(&sp, 0x5a, sizeof(sp));
+		if (owlet_shadow_parse(argv[2], &sp) < 0) {
+			printf("bad %s\n", ename(errno));
+			return 1;
+		}
+		printf("name=%s\npwd=%s\nlstchg=%ld\nmin=%ld\nmax=%ld\n"
+		    "warn=%ld\ninact=%ld\nexpire=%ld\nflag=%lu\n",
+		    sp.sp_namp, sp.sp_pwdp, sp.sp_lstchg, sp.sp_min,
+		    sp.sp_max, sp.sp_warn, sp.sp_inact, sp.sp_expire,
+		    sp.sp_flag);
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "name")) {
+		for (i = 2; i < argc; i++)
+			printf("%d\n", owlet_name_ok(argv[i]));
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "namen")) {
+		printf("%d\n", owlet_name_ok_n(argv[2],
+		    strtoul(argv[3], NULL, 10)));
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "lines"))
+		return lines(argv[2], 0);
+	if (argc == 3 && !strcmp(argv[1], "cat"))
+		return lines(argv[2], 1);
+	fprintf(stderr, "usage: unitprobe check|parse|name|namen|lines ...\n");
+	return 2;
+}
