@@ -28,6 +28,10 @@ int owlet_shadow_parse(char *line, struct spwd *sp);
 /* Validate a shadow line without modifying it; returns 0 or -1/EINVAL. */
 int owlet_shadow_check(const char *line, size_t len);
 
+/* passcheck.c: 1 if PASS matches the crypt(5) HASH, 0 if not (locked and
+ * empty hashes never match), -1 on allocation failure.  Needs -lcrypt. */
+int owlet_pass_matches(const char *pass, const char *hash);
+
 /* fdio.c: EINTR-safe whole-buffer I/O. */
 ssize_t owlet_read_full(int fd, void *buf, size_t len);
 int owlet_write_full(int fd, const void *buf, size_t len);

@@ -73,35 +73,17 @@ tcb_user_wipe(struct tcb_user *u)
 	explicit_bzero(u, sizeof(*u));
 }
 
-static int
-equal_const_time(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i;
-	unsigned char diff = la != lb;
-
-	for (i = 0; i < la && i < lb; i++)
-		diff |= (unsigned char)(a[i] ^ b[i]);
-	return diff == 0;
-}
-
 int
 tcb_verify(const char *pass, const char *hash)
 {
-	struct crypt_data *cd;
-	char *out;
-	int rc = PAM_AUTH_ERR;
-
-	if (!hash || !*hash || *hash == '*' || *hash == '!')
+	switch (owlet_pass_matches(pass, hash)) {
+	case 1:
+		return PAM_SUCCESS;
+	case 0:
 		return PAM_AUTH_ERR;
-	cd = calloc(1, sizeof(*cd));
-	if (!cd)
+	default:
 		return PAM_BUF_ERR;
-	out = crypt_rn(pass, hash, cd, sizeof(*cd));
-	if (out && out[0] != '*' && equal_const_time(out, hash))
-		rc = PAM_SUCCESS;
-	explicit_bzero(cd, sizeof(*cd));
-	free(cd);
-	return rc;
+	}
 }
 
 void

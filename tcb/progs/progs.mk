@@ -8,9 +8,23 @@ $(B)/sbin/%: $(B)/tcb/progs/%.o $(TOOL_OBJ) $(COMMON_A)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $^
 
+# The helper: set-gid shadow when installed by the image or packages (the
+# groups may not exist where make install runs); see tcb(5).
+CHKPWD := $(B)/libexec/tcb_chkpwd
+CHKPWD_DIR ?= /usr/libexec/chkpwd
+all: $(CHKPWD)
+$(CHKPWD): $(B)/tcb/progs/tcb_chkpwd.o $(COMMON_A) $(LIBTCB_SO)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $< $(COMMON_A) \
+	  -L$(B)/lib -ltcb -lcrypt
+$(B)/tcb/progs/tcb_chkpwd.o: CPPFLAGS += -Itcb/pam
+
 # Owl installs the conversion tools root-only.
 install: install-tcb-tools
-install-tcb-tools: $(TCB_TOOLS)
+install-tcb-tools: $(TCB_TOOLS) $(CHKPWD)
 	install -d $(DESTDIR)$(SBINDIR)
 	install -m 0700 $(TCB_TOOLS) $(DESTDIR)$(SBINDIR)/
+	install -d -m 0711 $(DESTDIR)$(CHKPWD_DIR)
+	install -m 0711 $(CHKPWD) $(DESTDIR)$(CHKPWD_DIR)/
 .PHONY: install-tcb-tools
