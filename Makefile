@@ -28,6 +28,7 @@ include common/common.mk
 include tcb/lib/lib.mk
 include tcb/nss/nss.mk
 include tcb/pam/pam.mk
+include tcb/pam/conf.mk
 include tcb/progs/progs.mk
 include tests/tests.mk
 include tests/compat/compat.mk
@@ -55,5 +56,8 @@ demo: all
 
 clean:
 	rm -rf $(B)
+
+# Objects reached through pattern rules are not intermediate files to delete.
+.SECONDARY:
 
 .PHONY: all check install deps demo clean bench

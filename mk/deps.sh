@@ -1,18 +1,46 @@
 #!/bin/sh
 # Install the Debian packages owlet needs to build and test; quiet and quick
 # when nothing is missing.
+#
+# Packages whose installation would change this machine's /etc (PAM stacks
+# through pam-auth-update, conffiles) are never installed: they are
+# downloaded and unpacked under $B/cache/extract, and tests use them from
+# there inside private namespaces.
 set -eu
+B=${B:-build}
 pkgs="gcc make pkg-config perl util-linux libpam0g-dev libcrypt-dev
 libpasswdqc-dev libssl-dev libcap-dev pamtester mandoc clang
 libclang-rt-14-dev time dpkg-dev"
+extract_pkgs="libpam-passwdqc passwdqc"
+
+export DEBIAN_FRONTEND=noninteractive
+updated=
+apt_update() {
+	[ -n "$updated" ] || apt-get update -qq
+	updated=1
+}
+
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-echo "deps: installing$missing"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+if [ -n "$missing" ]; then
+	echo "deps: installing$missing"
+	apt_update
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+X=$B/cache/extract
+for p in $extract_pkgs; do
+	[ -e "$X/.$p" ] && continue
+	echo "deps: unpacking $p under $X (not installed)"
+	mkdir -p "$B/cache/debs" "$X"
+	if ! (cd "$B/cache/debs" && apt-get download -qq "$p" 2>/dev/null); then
+		apt_update
+		(cd "$B/cache/debs" && apt-get download -qq "$p")
+	fi
+	dpkg-deb -x "$B/cache/debs/${p}_"*.deb "$X"
+	touch "$X/.$p"
+done
