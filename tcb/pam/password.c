@@ -143,6 +143,7 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		return rc;
 	if (!(flags & (PAM_PRELIM_CHECK | PAM_UPDATE_AUTHTOK)))
 		return PAM_ABORT;
+	o.shadow = 1;	/* the entry we are about to rewrite must be read */
 	root_mode = getuid() == 0 && !(flags & PAM_CHANGE_EXPIRED_AUTHTOK);
 	u = calloc(1, sizeof(*u));
 	if (!u)

@@ -31,6 +31,7 @@ daemon:x:1:
 sys:x:3:
 shadow:x:42:
 users:x:100:
+chkpwd:x:163:
 nogroup:x:65534:
 GR
 	cat > "$_r/etc/gshadow" <<GS
@@ -39,6 +40,7 @@ daemon:*::
 sys:*::
 shadow:*::
 users:*::
+chkpwd:*::
 nogroup:*::
 GS
 	cat > "$_r/etc/shadow" <<SH
@@ -95,4 +97,46 @@ as_user() {
 	*,*) setpriv --reuid="$_u" --regid="$_g1" --groups="${_g#*,}" -- "$@" ;;
 	*) setpriv --reuid="$_u" --regid="$_g1" --clear-groups -- "$@" ;;
 	esac
+}
+
+# stage_sys STAGE: owlet installed under STAGE (make install DESTDIR) with
+# the tcb state's modes, plus what it needs from Debian: copies of
+# /usr/bin/passwd and chage set-gid shadow (2711, no set-uid), the helper
+# dir root:chkpwd 0710 with tcb_chkpwd root:shadow 2711, and pam_passwdqc
+# and pwqgen/pwqcheck unpacked by make deps.  For use with in_sys.
+stage_sys() {
+	_s=$1 _ma=$(cc -print-multiarch) _x=$TOP/build/cache/extract
+	make -C "$TOP" -s install DESTDIR="$_s" B="$B" >/dev/null 2>&1 || return 1
+	[ -e "$_x/lib/$_ma/security/pam_passwdqc.so" ] || return 1
+	cp "$_x/lib/$_ma/security/pam_passwdqc.so" "$_s/lib/$_ma/security/"
+	mkdir -p "$_s/usr/bin"
+	cp "$_x"/usr/bin/pwq* /usr/bin/passwd /usr/bin/chage "$_s/usr/bin/"
+	chown 0:42 "$_s/usr/bin/passwd" "$_s/usr/bin/chage"
+	chmod 2711 "$_s/usr/bin/passwd" "$_s/usr/bin/chage"
+	chown 0:163 "$_s/usr/libexec/chkpwd"
+	chmod 0710 "$_s/usr/libexec/chkpwd"
+	chown 0:42 "$_s/usr/libexec/chkpwd/tcb_chkpwd"
+	chmod 2711 "$_s/usr/libexec/chkpwd/tcb_chkpwd"
+}
+
+# in_sys DIR STAGE CMD...: like in_ns, and STAGE's files laid over the
+# system's directories with overlayfs (read-only, private to the
+# namespace), so that set-gid programs, which ignore LD_LIBRARY_PATH, load
+# our NSS module, libtcb and PAM modules from the standard places.
+in_sys() {
+	_r=$1 _s=$2; shift 2
+	unshare -m --propagation private -- sh -c '
+	r=$1 s=$2 ma=$3; shift 3
+	mount --bind "$r/etc" /etc || exit 120
+	lay() {	# lay TARGET LOWER...: overlay the existing LOWER dirs on TARGET
+		t=$1; shift; lower=
+		for d; do [ -d "$d" ] && lower="$lower$d:"; done
+		[ -n "$lower" ] || return 0
+		mount -t overlay overlay -o "lowerdir=$lower$t" "$t" || exit 121
+	}
+	lay "/usr/lib/$ma" "$s/lib/$ma" "$s/usr/lib/$ma"
+	lay /usr/bin "$s/usr/bin"
+	lay /usr/sbin "$s/usr/sbin"
+	lay /usr/libexec "$s/usr/libexec"
+	exec "$@"' in_sys "$_r" "$_s" "$(cc -print-multiarch)" "$@"
 }

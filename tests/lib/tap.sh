@@ -2,7 +2,7 @@
 # Usage: . "$(dirname "$0")/../lib/tap.sh"; plan N; ok COND "desc"; ...
 _tap_n=0
 _tap_fail=0
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 B=${B:-$TOP/build}
 [ -d "$B" ] || B=$TOP/$B
 
