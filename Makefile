@@ -30,6 +30,7 @@ include tcb/nss/nss.mk
 include tcb/pam/pam.mk
 include tcb/pam/conf.mk
 include tcb/progs/progs.mk
+include seal/seal.mk
 include tests/tests.mk
 include tests/compat/compat.mk
 include tests/fault/fault.mk

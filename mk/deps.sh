@@ -10,7 +10,8 @@ set -eu
 B=${B:-build}
 pkgs="gcc make pkg-config perl util-linux libpam0g-dev libcrypt-dev
 libpasswdqc-dev libssl-dev libcap-dev pamtester mandoc clang
-libclang-rt-14-dev time dpkg-dev"
+libclang-rt-14-dev time dpkg-dev mtree-netbsd libarchive-tools minisign
+signify-openbsd aide libsodium-dev"
 extract_pkgs="libpam-passwdqc passwdqc"
 
 export DEBIAN_FRONTEND=noninteractive

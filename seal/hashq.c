@@ -1,0 +1,209 @@
+#include <errno.h>
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "hashq.h"
+
+#define RING		512
+#define READ_SIZE	(256 * 1024)
+
+enum { S_EMPTY, S_PENDING, S_BUSY, S_DONE };
+
+struct slot {
+	struct seal_entry e;
+	int fd;
+	int state;
+	enum walk_event ev;
+};
+
+struct hashq {
+	struct slot ring[RING];
+	size_t head, tail, next;	/* emit, fill, next job (counters) */
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;
+	int stop;
+	unsigned nthreads;
+	pthread_t *threads;
+	unsigned keys;
+	const EVP_MD *sha256;
+	void (*emit)(void *, struct seal_entry *, enum walk_event);
+	void *ctx;
+};
+
+static void
+hash_file(struct hashq *q, struct slot *s, EVP_MD_CTX *md, unsigned char *buf)
+{
+	struct seal_entry *e = &s->e;
+	unsigned char cap[64];
+	struct stat after;
+	ssize_t n;
+	int i;
+
+	if (q->keys & K_CAPS) {
+		n = fgetxattr(s->fd, "security.capability", cap, sizeof(cap));
+		for (i = 0; n > 0 && i < n; i++)
+			snprintf(e->caps + 2 * i, 3, "%02x", cap[i]);
+	}
+	if (q->keys & K_SHA256) {
+		EVP_DigestInit_ex2(md, q->sha256, NULL);
+		while ((n = read(s->fd, buf, READ_SIZE)) > 0)
+			EVP_DigestUpdate(md, buf, (size_t)n);
+		if (n < 0)
+			e->error = errno;
+		EVP_DigestFinal_ex(md, e->sha256, NULL);
+		/* A file written while we read it has no trustworthy hash. */
+		if (!e->error && (fstat(s->fd, &after) < 0 ||
+		    (uint64_t)after.st_size != e->size ||
+		    after.st_mtim.tv_sec != e->mtime.tv_sec ||
+		    after.st_mtim.tv_nsec != e->mtime.tv_nsec))
+			e->error = EAGAIN;
+	}
+	close(s->fd);
+	s->fd = -1;
+}
+
+static void *
+worker(void *arg)
+{
+	struct hashq *q = arg;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	unsigned char *buf = malloc(READ_SIZE);
+	struct slot *s;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		while (q->next < q->tail &&
+		    q->ring[q->next % RING].state != S_PENDING)
+			q->next++;
+		if (q->next == q->tail) {
+			if (q->stop)
+				break;
+			pthread_cond_wait(&q->work, &q->lock);
+			continue;
+		}
+		s = &q->ring[q->next++ % RING];
+		s->state = S_BUSY;
+		pthread_mutex_unlock(&q->lock);
+		if (md && buf)
+			hash_file(q, s, md, buf);
+		else
+			s->e.error = ENOMEM;
+		pthread_mutex_lock(&q->lock);
+		s->state = S_DONE;
+		pthread_cond_broadcast(&q->done);
+	}
+	pthread_mutex_unlock(&q->lock);
+	EVP_MD_CTX_free(md);
+	free(buf);
+	return NULL;
+}
+
+/* Emit finished slots at the head; with WAIT, wait for the head first. */
+static void
+drain(struct hashq *q, int wait)
+{
+	for (;;) {
+		struct slot *s;
+
+		pthread_mutex_lock(&q->lock);
+		while (wait && q->head < q->tail &&
+		    q->ring[q->head % RING].state != S_DONE)
+			pthread_cond_wait(&q->done, &q->lock);
+		if (q->head == q->tail ||
+		    q->ring[q->head % RING].state != S_DONE) {
+			pthread_mutex_unlock(&q->lock);
+			return;
+		}
+		s = &q->ring[q->head % RING];
+		pthread_mutex_unlock(&q->lock);
+		q->emit(q->ctx, s->ev == WALK_ENTRY ? &s->e : NULL, s->ev);
+		if (s->ev == WALK_ENTRY)
+			seal_entry_free(&s->e);
+		pthread_mutex_lock(&q->lock);
+		s->state = S_EMPTY;
+		q->head++;
+		pthread_mutex_unlock(&q->lock);
+		wait = 0;
+	}
+}
+
+struct hashq *
+hashq_new(unsigned threads, unsigned keys,
+    void (*emit)(void *, struct seal_entry *, enum walk_event), void *ctx)
+{
+	struct hashq *q = calloc(1, sizeof(*q));
+	unsigned i;
+
+	if (!q)
+		return NULL;
+	q->keys = keys;
+	q->emit = emit;
+	q->ctx = ctx;
+	q->sha256 = EVP_sha256();
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->work, NULL);
+	pthread_cond_init(&q->done, NULL);
+	q->threads = calloc(threads, sizeof(*q->threads));
+	if (!q->threads) {
+		free(q);
+		return NULL;
+	}
+	for (i = 0; i < threads; i++)
+		if (pthread_create(&q->threads[i], NULL, worker, q) == 0)
+			q->nthreads++;
+	if (q->nthreads == 0) {
+		free(q->threads);
+		free(q);
+		return NULL;
+	}
+	return q;
+}
+
+int
+hashq_push(struct hashq *q, struct seal_entry *e, int fd, enum walk_event ev)
+{
+	struct slot *s;
+
+	if (q->tail - q->head == RING)
+		drain(q, 1);
+	s = &q->ring[q->tail % RING];
+	if (e)
+		s->e = *e;
+	else
+		memset(&s->e, 0, sizeof(s->e));
+	s->fd = fd;
+	s->ev = ev;
+	pthread_mutex_lock(&q->lock);
+	s->state = fd >= 0 ? S_PENDING : S_DONE;
+	q->tail++;
+	if (fd >= 0)
+		pthread_cond_signal(&q->work);
+	pthread_mutex_unlock(&q->lock);
+	drain(q, 0);
+	return 0;
+}
+
+void
+hashq_finish(struct hashq *q)
+{
+	unsigned i;
+
+	while (q->head < q->tail)
+		drain(q, 1);
+	pthread_mutex_lock(&q->lock);
+	q->stop = 1;
+	pthread_cond_broadcast(&q->work);
+	pthread_mutex_unlock(&q->lock);
+	for (i = 0; i < q->nthreads; i++)
+		pthread_join(q->threads[i], NULL);
+	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->work);
+	pthread_cond_destroy(&q->done);
+	free(q->threads);
+	free(q);
+}

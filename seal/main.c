@@ -1,0 +1,146 @@
+/*
+ * seal: create and verify mtree(5) specs; create keys, sign and check
+ * signatures in minisign's format (signify's accepted too).
+ *
+ * Exit status, as mtree(8): 0 match or success, 2 differences found,
+ * 1 any other error (usage, unreadable spec or tree, bad signature).
+ */
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "seal.h"
+#include "cmd.h"
+
+static const struct keyword {
+	const char *name;
+	unsigned bit;
+} keywords[] = {
+	{ "type", K_TYPE }, { "mode", K_MODE }, { "uid", K_UID },
+	{ "gid", K_GID }, { "uname", K_UNAME }, { "gname", K_GNAME },
+	{ "size", K_SIZE }, { "link", K_LINK }, { "nlink", K_NLINK },
+	{ "sha256digest", K_SHA256 }, { "sha256", K_SHA256 },
+	{ "time", K_TIME }, { "capability", K_CAPS }, { "device", K_DEVICE },
+};
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: seal create [-p dir] [-k|-K keywords] [-x path]... "
+	    "[-j threads] [--portable] [-o spec]\n"
+	    "       seal verify -f spec [-p dir] [-P pubkey [-x sigfile]] "
+	    "[--json]\n"
+	    "       seal keygen [-W] -p pubkey -s seckey\n"
+	    "       seal sign -s seckey [-t comment] file\n");
+	exit(1);
+}
+
+static unsigned
+parse_keywords(const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	unsigned bits = 0;
+	size_t i;
+
+	if (!copy)
+		err(1, NULL);
+	for (tok = strtok_r(copy, ", ", &save); tok;
+	    tok = strtok_r(NULL, ", ", &save)) {
+		if (strcmp(tok, "all") == 0) {
+			bits |= K_DEFAULT | K_TIME;
+			continue;
+		}
+		for (i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+			if (strcmp(tok, keywords[i].name) == 0)
+				break;
+		if (i == sizeof(keywords) / sizeof(keywords[0]))
+			errx(1, "unknown keyword: %s", tok);
+		bits |= keywords[i].bit;
+	}
+	free(copy);
+	return bits | K_TYPE;
+}
+
+static unsigned
+default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 && n < 64 ? (unsigned)n : 2;
+}
+
+static int
+cmd_create(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "portable", no_argument, NULL, 'P' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct seal_args a = { .root = ".", .keys = K_DEFAULT,
+	    .threads = default_threads(), .out = stdout };
+	const char *output = NULL;
+	int ch, portable = 0, rc;
+	char tmp[4096];
+
+	a.exclude = calloc((size_t)argc, sizeof(*a.exclude));
+	if (!a.exclude)
+		err(1, NULL);
+	while ((ch = getopt_long(argc, argv, "p:k:K:x:j:o:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'p': a.root = optarg; break;
+		case 'k': a.keys = parse_keywords(optarg); break;
+		case 'K': a.keys |= parse_keywords(optarg); break;
+		case 'x':
+			a.exclude[a.nexclude++] = optarg[0] == '.' &&
+			    optarg[1] == '/' ? optarg + 2 : optarg;
+			break;
+		case 'j':
+			a.threads = (unsigned)strtoul(optarg, NULL, 10);
+			if (a.threads < 1 || a.threads > 256)
+				errx(1, "-j: 1 to 256 threads");
+			break;
+		case 'o': output = optarg; break;
+		case 'P': portable = 1; break;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if (portable)
+		a.keys &= K_PORTABLE_MASK;
+	if (output) {
+		/* complete or absent: written aside, renamed into place */
+		snprintf(tmp, sizeof(tmp), "%s.tmp", output);
+		a.out = fopen(tmp, "we");
+		if (!a.out)
+			err(1, "%s", tmp);
+	}
+	rc = seal_create(&a);
+	if (output) {
+		if (fflush(a.out) != 0 || fsync(fileno(a.out)) < 0 ||
+		    fclose(a.out) != 0 || rc != 0 || rename(tmp, output) < 0) {
+			if (rc == 0)
+				warn("%s", output);
+			unlink(tmp);
+			rc = 1;
+		}
+	}
+	free(a.exclude);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	optind = 2;
+	if (strcmp(argv[1], "create") == 0)
+		return cmd_create(argc, argv);
+	usage();
+}
