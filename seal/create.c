@@ -76,6 +76,8 @@ seal_create(const struct seal_args *a)
 		err(1, "out of memory");
 	w.ctx = q;
 	fputs("#mtree\n", c.out);
+	if (a->keys & K_CAPS)	/* absent capability= then means "none" */
+		fputs("#seal capability\n", c.out);
 	rc = seal_walk(&w);
 	if (rc < 0)
 		warn("%s", a->root);

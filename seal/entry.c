@@ -118,24 +118,19 @@ component(const char **p, const char **start)
 }
 
 int
-seal_path_cmp(const char *a, int a_dir, const char *b, int b_dir)
+seal_path_cmp(const char *a, const char *b)
 {
 	for (;;) {
 		const char *ca, *cb;
 		size_t la = component(&a, &ca), lb = component(&b, &cb);
-		int da, db, c;
+		int c;
 
 		if (la == 0 || lb == 0)
 			return (la != 0) - (lb != 0);	/* ancestor first */
-		if (la == lb && memcmp(ca, cb, la) == 0)
-			continue;
-		da = *a != '\0' || a_dir;	/* more follows: a directory */
-		db = *b != '\0' || b_dir;
-		if (da != db)
-			return da - db;		/* non-directories first */
 		c = memcmp(ca, cb, la < lb ? la : lb);
 		if (c)
 			return c;
-		return la < lb ? -1 : 1;
+		if (la != lb)
+			return la < lb ? -1 : 1;
 	}
 }

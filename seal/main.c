@@ -134,6 +134,48 @@ cmd_create(int argc, char **argv)
 	return rc;
 }
 
+static int
+cmd_verify(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct seal_args a = { .root = ".", .threads = default_threads() };
+	FILE *spec;
+	int ch, rc;
+
+	a.exclude = calloc((size_t)argc, sizeof(*a.exclude));
+	if (!a.exclude)
+		err(1, NULL);
+	while ((ch = getopt_long(argc, argv, "f:p:x:j:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'f': a.spec = optarg; break;
+		case 'p': a.root = optarg; break;
+		case 'x':
+			a.exclude[a.nexclude++] = optarg[0] == '.' &&
+			    optarg[1] == '/' ? optarg + 2 : optarg;
+			break;
+		case 'j':
+			a.threads = (unsigned)strtoul(optarg, NULL, 10);
+			if (a.threads < 1 || a.threads > 256)
+				errx(1, "-j: 1 to 256 threads");
+			break;
+		case 'J': a.json = 1; break;
+		default: usage();
+		}
+	}
+	if (optind != argc || !a.spec)
+		usage();
+	spec = fopen(a.spec, "re");
+	if (!spec)
+		err(1, "%s", a.spec);
+	rc = seal_verify(&a, spec);
+	fclose(spec);
+	free(a.exclude);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -142,5 +184,7 @@ main(int argc, char **argv)
 	optind = 2;
 	if (strcmp(argv[1], "create") == 0)
 		return cmd_create(argc, argv);
+	if (strcmp(argv[1], "verify") == 0)
+		return cmd_verify(argc, argv);
 	usage();
 }

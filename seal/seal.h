@@ -7,10 +7,12 @@
  * with results kept in walk order), specread.c (mtree parser, all common
  * dialects), create.c, verify.c, and the signature files.
  *
- * Canonical order, shared by create and verify: depth first; within a
- * directory first the non-directories, then the directories (each followed
- * by its contents), each group sorted by strcmp of the raw name bytes.
- * This is also the order of NetBSD's `mtree -c`.
+ * Canonical order, shared by create and verify: depth first, a directory
+ * followed by its contents, the entries of a directory sorted by strcmp of
+ * their raw name bytes whatever their types (so a file that became a
+ * directory keeps its place and verify can say "type changed").  Specs in
+ * another order (NetBSD's `mtree -c` lists files before directories,
+ * bsdtar lists readdir order) are sorted in memory before verification.
  */
 #ifndef SEAL_H
 #define SEAL_H
@@ -69,8 +71,7 @@ enum seal_type seal_type_parse(const char *s);
 void seal_entry_free(struct seal_entry *e);
 /* Write E as one spec line (the name is the last path component). */
 void seal_entry_write(FILE *out, const struct seal_entry *e, unsigned keys);
-/* Canonical order of two full paths whose last components are or are not
- * directories. */
-int seal_path_cmp(const char *a, int a_dir, const char *b, int b_dir);
+/* Canonical order of two full paths ("./a/b"). */
+int seal_path_cmp(const char *a, const char *b);
 
 #endif

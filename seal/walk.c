@@ -21,7 +21,6 @@
 
 struct name {
 	char *s;
-	int dir;
 };
 
 struct frame {
@@ -36,8 +35,6 @@ name_cmp(const void *x, const void *y)
 {
 	const struct name *a = x, *b = y;
 
-	if (a->dir != b->dir)
-		return a->dir - b->dir;
 	return strcmp(a->s, b->s);
 }
 
@@ -59,7 +56,6 @@ read_dir(struct frame *f)
 {
 	size_t cap = 64;
 	struct dirent *de;
-	struct stat st;
 	int fd;
 	DIR *d;
 
@@ -75,18 +71,9 @@ read_dir(struct frame *f)
 		return -1;
 	}
 	while ((errno = 0, de = readdir(d))) {
-		int dir;
-
 		if (de->d_name[0] == '.' && (!de->d_name[1] ||
 		    (de->d_name[1] == '.' && !de->d_name[2])))
 			continue;
-		if (de->d_type != DT_UNKNOWN)
-			dir = de->d_type == DT_DIR;
-		else if (fstatat(f->dfd, de->d_name, &st,
-		    AT_SYMLINK_NOFOLLOW) == 0)
-			dir = S_ISDIR(st.st_mode);
-		else
-			dir = 0;
 		if (f->n == cap) {
 			struct name *nn = realloc(f->names, 2 * cap *
 			    sizeof(*nn));
@@ -98,7 +85,7 @@ read_dir(struct frame *f)
 		f->names[f->n].s = strdup(de->d_name);
 		if (!f->names[f->n].s)
 			goto fail;
-		f->names[f->n++].dir = dir;
+		f->n++;
 	}
 	if (errno)
 		goto fail;
