@@ -71,6 +71,7 @@ read_line(struct specread *r)
 	size_t len = 0;
 	int c, joined = 0;
 
+	r->lineno++;	/* errors name the physical line being read */
 	for (;;) {
 		c = getc(r->fp);
 		if (c == EOF) {
@@ -83,7 +84,6 @@ read_line(struct specread *r)
 		if (c == '\0')
 			FAIL(r, "NUL byte");
 		if (c == '\n') {
-			r->lineno++;
 			/* an odd number of trailing backslashes continues */
 			size_t bs = 0;
 			while (bs < len && r->line[len - 1 - bs] == '\\')
@@ -91,6 +91,7 @@ read_line(struct specread *r)
 			if (bs % 2 == 1) {
 				r->line[len - 1] = ' ';
 				joined = 1;
+				r->lineno++;
 				continue;
 			}
 			break;
@@ -106,8 +107,6 @@ read_line(struct specread *r)
 		}
 		r->line[len++] = (char)c;
 	}
-	if (c == EOF)
-		r->lineno++;
 	r->line[len] = '\0';
 	return 1;
 }
