@@ -10,6 +10,7 @@
 #include "hashq.h"
 
 #define RING		512
+#define WAKE_BATCH	16	/* pending jobs that justify waking a worker */
 #define READ_SIZE	(256 * 1024)
 
 enum { S_EMPTY, S_PENDING, S_BUSY, S_DONE };
@@ -27,6 +28,9 @@ struct hashq {
 	pthread_mutex_t lock;
 	pthread_cond_t work, done;
 	int stop;
+	unsigned idle;		/* workers waiting for work */
+	unsigned pending;	/* slots in S_PENDING */
+	int waiting;		/* the emitter waits for the head slot */
 	unsigned nthreads;
 	pthread_t *threads;
 	unsigned keys;
@@ -50,11 +54,21 @@ hash_file(struct hashq *q, struct slot *s, EVP_MD_CTX *md, unsigned char *buf)
 			snprintf(e->caps + 2 * i, 3, "%02x", cap[i]);
 	}
 	if (q->keys & K_SHA256) {
+		uint64_t left = e->size;
+
+		/* Exactly the size fstat reported: no extra read for EOF; a
+		 * file that shrank, grew or changed meanwhile is caught by the
+		 * fstat below or by a short read. */
 		EVP_DigestInit_ex2(md, q->sha256, NULL);
-		while ((n = read(s->fd, buf, READ_SIZE)) > 0)
+		while (left > 0) {
+			n = read(s->fd, buf, left < READ_SIZE ? left : READ_SIZE);
+			if (n <= 0) {
+				e->error = n < 0 ? errno : EAGAIN;
+				break;
+			}
 			EVP_DigestUpdate(md, buf, (size_t)n);
-		if (n < 0)
-			e->error = errno;
+			left -= (uint64_t)n;
+		}
 		EVP_DigestFinal_ex(md, e->sha256, NULL);
 		/* A file written while we read it has no trustworthy hash. */
 		if (!e->error && (fstat(s->fd, &after) < 0 ||
@@ -83,11 +97,14 @@ worker(void *arg)
 		if (q->next == q->tail) {
 			if (q->stop)
 				break;
+			q->idle++;
 			pthread_cond_wait(&q->work, &q->lock);
+			q->idle--;
 			continue;
 		}
 		s = &q->ring[q->next++ % RING];
 		s->state = S_BUSY;
+		q->pending--;
 		pthread_mutex_unlock(&q->lock);
 		if (md && buf)
 			hash_file(q, s, md, buf);
@@ -95,7 +112,8 @@ worker(void *arg)
 			s->e.error = ENOMEM;
 		pthread_mutex_lock(&q->lock);
 		s->state = S_DONE;
-		pthread_cond_broadcast(&q->done);
+		if (q->waiting)	/* futex calls only when someone sleeps */
+			pthread_cond_signal(&q->done);
 	}
 	pthread_mutex_unlock(&q->lock);
 	EVP_MD_CTX_free(md);
@@ -112,8 +130,13 @@ drain(struct hashq *q, int wait)
 
 		pthread_mutex_lock(&q->lock);
 		while (wait && q->head < q->tail &&
-		    q->ring[q->head % RING].state != S_DONE)
+		    q->ring[q->head % RING].state != S_DONE) {
+			if (q->pending && q->idle)
+				pthread_cond_broadcast(&q->work);
+			q->waiting = 1;
 			pthread_cond_wait(&q->done, &q->lock);
+			q->waiting = 0;
+		}
 		if (q->head == q->tail ||
 		    q->ring[q->head % RING].state != S_DONE) {
 			pthread_mutex_unlock(&q->lock);
@@ -181,8 +204,9 @@ hashq_push(struct hashq *q, struct seal_entry *e, int fd, enum walk_event ev)
 	pthread_mutex_lock(&q->lock);
 	s->state = fd >= 0 ? S_PENDING : S_DONE;
 	q->tail++;
-	if (fd >= 0)
-		pthread_cond_signal(&q->work);
+	/* Wake sleeping workers in batches, not once per small file. */
+	if (fd >= 0 && ++q->pending >= WAKE_BATCH && q->idle)
+		pthread_cond_broadcast(&q->work);
 	pthread_mutex_unlock(&q->lock);
 	drain(q, 0);
 	return 0;

@@ -21,6 +21,7 @@
 
 struct name {
 	char *s;
+	unsigned char d_type;
 };
 
 struct frame {
@@ -85,7 +86,7 @@ read_dir(struct frame *f)
 		f->names[f->n].s = strdup(de->d_name);
 		if (!f->names[f->n].s)
 			goto fail;
-		f->n++;
+		f->names[f->n++].d_type = de->d_type;
 	}
 	if (errno)
 		goto fail;
@@ -136,24 +137,55 @@ fill(struct seal_entry *e, const struct stat *st)
 }
 
 static int
-open_file(int dfd, const char *name, const struct stat *st)
+open_file(int dfd, const char *name)
 {
 	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
-	struct stat fst;
 	int fd;
 
 	fd = openat(dfd, name, flags | O_NOATIME);
 	if (fd < 0 && errno == EPERM)	/* O_NOATIME needs ownership */
 		fd = openat(dfd, name, flags);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &fst) < 0 || fst.st_dev != st->st_dev ||
-	    fst.st_ino != st->st_ino || !S_ISREG(fst.st_mode)) {
-		close(fd);
-		errno = EAGAIN;		/* replaced between stat and open */
-		return -1;
-	}
 	return fd;
+}
+
+/*
+ * Stat NAME.  A name readdir calls a regular file is opened first and the
+ * open fd is fstat'ed (one call fewer than fstatat+open+fstat, and no
+ * window between them); anything else, or a name that is no longer a
+ * regular file, goes through fstatat and is never opened: opening a device
+ * can have side effects.  *FD is the open regular file or -1.
+ */
+static int
+stat_entry(int dfd, const struct name *n, int want_fd, struct stat *st,
+    int *fd)
+{
+	*fd = -1;
+	if (want_fd && n->d_type == DT_REG) {
+		*fd = open_file(dfd, n->s);
+		if (*fd >= 0) {
+			if (fstat(*fd, st) == 0 && S_ISREG(st->st_mode))
+				return 0;
+			close(*fd);
+			*fd = -1;
+		}
+	}
+	if (fstatat(dfd, n->s, st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (want_fd && S_ISREG(st->st_mode)) {
+		struct stat fst;
+
+		*fd = open_file(dfd, n->s);
+		if (*fd < 0)
+			return -1;
+		if (fstat(*fd, &fst) < 0 || fst.st_dev != st->st_dev ||
+		    fst.st_ino != st->st_ino) {
+			close(*fd);
+			*fd = -1;
+			errno = EAGAIN;	/* replaced between stat and open */
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static char *
@@ -184,8 +216,9 @@ excluded(const struct walk_opts *o, const char *path)
 /* Emit one entry of frame F; push a frame if it is a directory. */
 static int
 visit(const struct walk_opts *o, struct frame *stack, size_t *depth,
-    const char *name)
+    const struct name *n)
 {
+	const char *name = n->s;
 	struct frame *f = &stack[*depth - 1];
 	struct seal_entry e = { 0 };
 	struct stat st;
@@ -198,7 +231,8 @@ visit(const struct walk_opts *o, struct frame *stack, size_t *depth,
 		free(e.path);
 		return 0;
 	}
-	if (fstatat(f->dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+	if (stat_entry(f->dfd, n, (o->keys & (K_SHA256 | K_CAPS)) != 0, &st,
+	    &fd) < 0) {
 		e.error = errno;
 		if (errno == ENOENT) {	/* vanished: not part of the tree */
 			free(e.path);
@@ -209,19 +243,14 @@ visit(const struct walk_opts *o, struct frame *stack, size_t *depth,
 	}
 	if (!e.error && e.type == T_LINK) {
 		char buf[4096 + 1];
-		ssize_t n = readlinkat(f->dfd, name, buf, sizeof(buf) - 1);
+		ssize_t len = readlinkat(f->dfd, name, buf, sizeof(buf) - 1);
 
-		if (n < 0)
+		if (len < 0)
 			e.error = errno;
 		else {
-			buf[n] = '\0';
+			buf[len] = '\0';
 			e.link = strdup(buf);
 		}
-	}
-	if (!e.error && e.type == T_FILE && (o->keys & (K_SHA256 | K_CAPS))) {
-		fd = open_file(f->dfd, name, &st);
-		if (fd < 0)
-			e.error = errno;
 	}
 	if (!e.error && e.type == T_DIR) {
 		struct frame *nf;
@@ -288,7 +317,7 @@ seal_walk(const struct walk_opts *o)
 			rc = o->fn(o->ctx, NULL, -1, WALK_LEAVE);
 			continue;
 		}
-		rc = visit(o, stack, &depth, f->names[f->i++].s);
+		rc = visit(o, stack, &depth, &f->names[f->i++]);
 	}
 out:
 	while (depth > 0) {
