@@ -140,3 +140,53 @@ in_sys() {
 	lay /usr/libexec "$s/usr/libexec"
 	exec "$@"' in_sys "$_r" "$_s" "$(cc -print-multiarch)" "$@"
 }
+
+# stage_tcb_chage STAGE: put chage-tcbfix (Debian's shadow 4.13 built
+# --with-tcb by tests/compat/shadow-utils.sh, with chage's set_user call
+# moved before the database is opened) into STAGE as /usr/bin/chage,
+# root:shadow 2711 like the staged passwd.  Builds it if needed (cached;
+# exit 77 from the script = source not downloadable).  Returns the
+# script's status.  The root needs USE_TCB yes and FORCE_SHADOW yes in
+# its login.defs.
+stage_tcb_chage() {
+	_s=$1
+	_sb=$(B=$B bash "$TOP/tests/compat/shadow-utils.sh" 2>/dev/null)
+	_rc=$?
+	[ "$_rc" = 0 ] || return "$_rc"
+	_sb=$(printf '%s\n' "$_sb" | tail -n 1)
+	[ -x "$_sb/chage-tcbfix" ] || return 1
+	mkdir -p "$_s/usr/bin"
+	cp "$_sb/chage-tcbfix" "$_s/usr/bin/chage" || return 1
+	chown 0:42 "$_s/usr/bin/chage"
+	chmod 2711 "$_s/usr/bin/chage"
+}
+
+# tcb_sysroot DIR: a root made by mkroot, converted to tcb and configured
+# as a tcb system would be: /etc/shadow removed, nsswitch "shadow: tcb",
+# USE_TCB and FORCE_SHADOW in login.defs (for shadow-utils --with-tcb),
+# owlet's PAM stacks (common-*) and passwdqc.conf, /etc/pam.d/passwd
+# including common-password (root:shadow 0640 as tcb_convert(8) asks).
+# Set passwords before, with set_pass (it writes DIR/etc/shadow).
+tcb_sysroot() {
+	_r=$1
+	"$B/sbin/tcb_convert" --root "$_r" || return 1
+	rm -f "$_r/etc/shadow"
+	sed -i 's/^shadow:.*/shadow: tcb/' "$_r/etc/nsswitch.conf"
+	printf 'USE_TCB yes\nFORCE_SHADOW yes\n' >> "$_r/etc/login.defs"
+	mkdir -p "$_r/etc/pam.d"
+	cp "$TOP"/tcb/pam/conf/common-* "$_r/etc/pam.d/" || return 1
+	cp "$TOP/tcb/pam/conf/passwdqc.conf" "$_r/etc/" || return 1
+	echo '@include common-password' > "$_r/etc/pam.d/passwd"
+	chown 0:42 "$_r/etc/pam.d/passwd"
+	chmod 0640 "$_r/etc/pam.d/passwd"
+}
+
+# set_pass DIR USER PASS [PREFIX [COUNT]]: USER's hash in DIR/etc/shadow
+# (before tcb_convert) becomes a hash of PASS (build/tests/bin/mkhash).
+set_pass() {
+	_h=$(printf '%s\n' "$3" | "$B/tests/bin/mkhash" ${4:+"$4"} ${5:+"$5"}) || return 1
+	awk -F: -v OFS=: -v u="$2" -v h="$_h" '$1 == u { $2 = h } 1' \
+	    "$1/etc/shadow" > "$1/etc/shadow.new" &&
+	chmod 0640 "$1/etc/shadow.new" && chgrp 42 "$1/etc/shadow.new" &&
+	mv "$1/etc/shadow.new" "$1/etc/shadow"
+}
