@@ -33,6 +33,7 @@ include tcb/progs/progs.mk
 include seal/seal.mk
 include tests/tests.mk
 include tests/compat/compat.mk
+include tests/fuzz/fuzz.mk
 include tests/fault/fault.mk
 include man/man.mk
 include bench/bench.mk

@@ -13,12 +13,13 @@ $(B)/sbin/%: $(B)/tcb/progs/%.o $(TOOL_OBJ) $(COMMON_A)
 CHKPWD := $(B)/libexec/tcb_chkpwd
 CHKPWD_DIR ?= /usr/libexec/chkpwd
 all: $(CHKPWD)
-$(CHKPWD): $(B)/tcb/progs/tcb_chkpwd.o $(COMMON_A) $(LIBTCB_SO)
+CHKPWD_OBJ := $(B)/tcb/progs/tcb_chkpwd.o $(B)/tcb/progs/chkpwd_request.o
+$(CHKPWD): $(CHKPWD_OBJ) $(COMMON_A) $(LIBTCB_SO)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $< $(COMMON_A) \
+	$(Q)$(CC) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $(CHKPWD_OBJ) $(COMMON_A) \
 	  -L$(B)/lib -ltcb -lcrypt
-$(B)/tcb/progs/tcb_chkpwd.o: CPPFLAGS += -Itcb/pam
+$(CHKPWD_OBJ): CPPFLAGS += -Itcb/pam
 
 # Owl installs the conversion tools root-only.
 install: install-tcb-tools
