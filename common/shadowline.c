@@ -1,7 +1,8 @@
 /*
  * shadow(5) lines: NAME:HASH:LASTCHG:MIN:MAX:WARN:INACT:EXPIRE:FLAG.
  * Exactly nine fields.  Numeric fields are empty (meaning -1, as in glibc)
- * or decimal digits that fit in a long; the flag field, like glibc's, reads
+ * or decimal digits up to INT_MAX (glibc drops lines with larger numbers
+ * and turns 2^31..2^32-1 negative; a day count that large is garbage); the flag field, like glibc's, reads
  * as ~0UL when empty.  Anything else is malformed: root processes read
  * these files, and a line glibc would skip must not be half-accepted here.
  */
@@ -21,14 +22,14 @@ parse_num(const char *s, size_t len, long *out)
 		*out = -1;
 		return 0;
 	}
-	if (len > 19)
+	if (len > 10)
 		return -1;
 	for (i = 0; i < len; i++) {
 		if (s[i] < '0' || s[i] > '9')
 			return -1;
 		v = v * 10 + (unsigned long)(s[i] - '0');
 	}
-	if (v > LONG_MAX)
+	if (v > INT_MAX)
 		return -1;
 	*out = (long)v;
 	return 0;
