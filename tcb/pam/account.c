@@ -67,6 +67,7 @@ pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 	struct tcb_opts o;
 	struct acct_ctx a = { pamh, &o };
 	const void *user = NULL;
+	const char *name;
 	char msg[128];
 	int rc, v, days;
 
@@ -74,6 +75,15 @@ pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 	if (rc != PAM_SUCCESS)
 		return rc;
 	o.shadow = 1;
+	/* Ask for a missing user name here, not in judge(): with fork that
+	 * runs in a child, and the answer would never reach PAM_USER. */
+	rc = pam_get_user(pamh, &name, NULL);
+	if (rc == PAM_CONV_AGAIN)
+		return PAM_INCOMPLETE;
+	if (rc != PAM_SUCCESS) {
+		pam_syslog(pamh, LOG_ALERT, "Unable to identify user");
+		return PAM_USER_UNKNOWN;
+	}
 	v = tcb_call(&o, judge, &a);
 	pam_get_item(pamh, PAM_USER, &user);
 	if (!user)

@@ -213,8 +213,12 @@ int
 tcb_update(pam_handle_t *pamh, const struct tcb_opts *o, const char *name,
     const struct tcb_user *u, const char *hash)
 {
-	int rc;
+	int rc, fix_passwd = strcmp(u->pw.pw_passwd, "x") != 0 &&
+	    strcmp(u->pw.pw_passwd, "*NP*") != 0;
 
+	/* Refuse before writing anything when passwd cannot follow. */
+	if (o->write_to != WRITE_PASSWD && fix_passwd && geteuid() != 0)
+		return PAM_CRED_INSUFFICIENT;
 	switch (o->write_to) {
 	case WRITE_TCB:
 		rc = update_tcb(pamh, name, u->pw.pw_uid, hash);
@@ -225,8 +229,7 @@ tcb_update(pam_handle_t *pamh, const struct tcb_opts *o, const char *name,
 	default:
 		return update_etc(pamh, "passwd", name, hash);
 	}
-	if (rc == PAM_SUCCESS && strcmp(u->pw.pw_passwd, "x") != 0 &&
-	    strcmp(u->pw.pw_passwd, "*NP*") != 0)
+	if (rc == PAM_SUCCESS && fix_passwd)
 		rc = update_etc(pamh, "passwd", name, "x");
 	return rc;
 }

@@ -34,7 +34,7 @@ tcb_user_get(pam_handle_t *pamh, const struct tcb_opts *o, int want_sp,
 {
 	struct passwd *pwres = NULL;
 	struct spwd *spres = NULL;
-	int rc;
+	int rc, shadowed;
 
 	rc = pam_get_user(pamh, name, NULL);
 	if (rc != PAM_SUCCESS)
@@ -49,18 +49,19 @@ tcb_user_get(pam_handle_t *pamh, const struct tcb_opts *o, int want_sp,
 		return rc == 0 || rc == ENOENT ? PAM_SUCCESS :
 		    PAM_AUTHINFO_UNAVAIL;
 	u->have_pw = 1;
-	if (!is_shadowed(u->pw.pw_passwd)) {
-		if (o->passwd)
-			u->hash = u->pw.pw_passwd;
-		return PAM_SUCCESS;
-	}
-	if (!want_sp && !o->shadow)
+	shadowed = is_shadowed(u->pw.pw_passwd);
+	if (!shadowed && o->passwd)
+		u->hash = u->pw.pw_passwd;
+	/* Aging (WANT_SP) comes from the shadow entry even when the hash
+	 * does not, as upstream's account management reads it. */
+	if (!want_sp && !(shadowed && o->shadow))
 		return PAM_SUCCESS;
 	errno = 0;
 	rc = getspnam_r(*name, &u->sp, u->spbuf, sizeof(u->spbuf), &spres);
 	if (spres) {
 		u->have_sp = 1;
-		u->hash = u->sp.sp_pwdp;
+		if (shadowed)
+			u->hash = u->sp.sp_pwdp;
 	} else {
 		u->sp_errno = rc ? rc : errno ? errno : ENOENT;
 	}
