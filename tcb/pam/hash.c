@@ -27,54 +27,68 @@ static const struct method {
 	{ "MD5", "$1$", { NULL, NULL } },
 };
 
-static unsigned long
-cost_from_defs(int etcfd, const struct method *m)
+/* The cost from the method's login.defs keys into *COST; -1 on error. */
+static int
+cost_from_defs(int etcfd, const struct method *m, unsigned long *cost)
 {
 	unsigned long lineno, v;
 	char buf[16], *end;
-	int i;
+	int i, rc;
 
 	for (i = 0; i < 2 && m->cost_key[i]; i++) {
-		if (owlet_logindefs_get(etcfd, m->cost_key[i], buf, sizeof(buf),
-		    &lineno) != 1)
+		rc = owlet_logindefs_get(etcfd, m->cost_key[i], buf, sizeof(buf),
+		    &lineno);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
 			continue;
 		v = strtoul(buf, &end, 10);
-		if (*end == '\0' && end != buf)
-			return v;
+		if (*end == '\0' && end != buf) {
+			*cost = v;
+			return 0;
+		}
 	}
 	return 0;
 }
 
-void
+/*
+ * An unreadable login.defs must not silently mean "default method": the
+ * administrator asked for something else.  Returns -1 on such an error
+ * (a missing file or key is not one).
+ */
+int
 tcb_method(const struct tcb_opts *o, const char **prefix,
     unsigned long *count)
 {
 	unsigned long lineno;
 	char name[16];
 	size_t i;
-	int etcfd;
+	int etcfd, rc;
 
 	*prefix = o->prefix;
 	*count = o->count;
 	if (o->prefix && o->count_set)
-		return;
+		return 0;
 	etcfd = open("/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (etcfd < 0)
-		return;
-	if (owlet_logindefs_get(etcfd, "ENCRYPT_METHOD", name, sizeof(name),
-	    &lineno) == 1) {
+		return -1;
+	rc = owlet_logindefs_get(etcfd, "ENCRYPT_METHOD", name, sizeof(name),
+	    &lineno);
+	if (rc == 1) {
 		for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
 			if (strcmp(name, methods[i].name) != 0)
 				continue;
 			if (!o->prefix)
 				*prefix = methods[i].prefix;
 			if (!o->count_set && strcmp(*prefix,
-			    methods[i].prefix) == 0)
-				*count = cost_from_defs(etcfd, &methods[i]);
+			    methods[i].prefix) == 0 &&
+			    cost_from_defs(etcfd, &methods[i], count) < 0)
+				rc = -1;
 			break;
 		}
 	}
 	close(etcfd);
+	return rc < 0 ? -1 : 0;
 }
 
 char *
@@ -85,7 +99,10 @@ tcb_hash_new(pam_handle_t *pamh, const struct tcb_opts *o, const char *pass)
 	unsigned long count;
 	char *setting, *out, *hash = NULL;
 
-	tcb_method(o, &prefix, &count);
+	if (tcb_method(o, &prefix, &count) < 0) {
+		pam_syslog(pamh, LOG_ERR, "cannot read /etc/login.defs: %m");
+		return NULL;
+	}
 	setting = crypt_gensalt_ra(prefix, count, NULL, 0);
 	if (!setting) {
 		pam_syslog(pamh, LOG_CRIT, "crypt_gensalt_ra(%s, %lu) failed",

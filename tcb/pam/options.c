@@ -5,6 +5,7 @@
  * silently weaken it.  The parser is pure (no PAM calls) so it can be
  * fuzzed; tcb_opts_get() logs its verdict.
  */
+#include <crypt.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,19 @@ tcb_opts_parse(struct tcb_opts *o, int argc, const char **argv, char *err,
 			return -1;
 		}
 		o->count_set = 1;
+	}
+	if (o->prefix || o->count_set) {
+		/* libxcrypt must take the method and the cost; fixed "random"
+		 * bytes keep this check free of I/O */
+		static const char rbytes[16] = "owlet-pam_tcb-ok";
+		char setting[CRYPT_GENSALT_OUTPUT_SIZE];
+
+		if (!crypt_gensalt_rn(o->prefix, o->count, rbytes,
+		    sizeof(rbytes), setting, sizeof(setting))) {
+			snprintf(err, errlen, "Invalid prefix/count: %.32s %lu",
+			    o->prefix ? o->prefix : "default", o->count);
+			return -1;
+		}
 	}
 	if (helper) {
 		if (*helper == '\0')

@@ -69,8 +69,9 @@ int tcb_too_early(const struct spwd *sp, long today);
  * memory; the int result comes back over a pipe. */
 int tcb_call(const struct tcb_opts *o, int (*fn)(void *), void *arg);
 
-/* hash.c: the method (prefix, cost) for new hashes. */
-void tcb_method(const struct tcb_opts *o, const char **prefix,
+/* hash.c: the method (prefix, cost) for new hashes; -1 if login.defs could
+ * not be read. */
+int tcb_method(const struct tcb_opts *o, const char **prefix,
     unsigned long *count);
 /* hash.c: a new hash for PASS; NULL on failure. Free with tcb_free_str. */
 char *tcb_hash_new(pam_handle_t *pamh, const struct tcb_opts *o,

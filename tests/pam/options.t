@@ -86,6 +86,13 @@ refused write_to=tcb write_to=shadow
 refused count=5 count=6
 refused helper=/a helper=/b
 refused helper=relative/path
+# Spelled right, but libxcrypt cannot hash with it: refused at parse time,
+# not after the user typed a new password twice.
+refused 'prefix=$zz$'
+refused 'prefix=$$'
+refused 'prefix=$y$' count=100
+refused 'prefix=$2b$' count=99
+refused md5 count=5
 # Debian pam_unix options are not pam_tcb options.
 refused obscure
 refused yescrypt
