@@ -12,11 +12,20 @@
 
 #include "owlet.h"
 
+/*
+ * A link count of 0 is not an attack: the file was replaced by rename()
+ * between our open and fstat (password changes do exactly that).  Open
+ * again to read the current version; give up with EAGAIN if a writer keeps
+ * winning the race.
+ */
+#define REPLACED_RETRIES	16
+
 int
 owlet_open_trusted(int dirfd, const char *name, off_t max, struct stat *st)
 {
-	int fd, e;
+	int fd, e, tries = 0;
 
+again:
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
@@ -24,6 +33,13 @@ owlet_open_trusted(int dirfd, const char *name, off_t max, struct stat *st)
 	if (fstat(fd, st) < 0) {
 		e = errno;
 		goto fail;
+	}
+	if (S_ISREG(st->st_mode) && st->st_nlink == 0) {
+		close(fd);
+		if (++tries < REPLACED_RETRIES)
+			goto again;
+		errno = EAGAIN;
+		return -1;
 	}
 	if (!S_ISREG(st->st_mode) || st->st_nlink != 1) {
 		e = EINVAL;

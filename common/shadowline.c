@@ -22,9 +22,11 @@ parse_num(const char *s, size_t len, long *out)
 		*out = -1;
 		return 0;
 	}
-	if (len > 10)
+	for (i = 0; i + 1 < len && s[i] == '0'; i++)
+		;	/* leading zeros, as strtol takes them */
+	if (len - i > 10)
 		return -1;
-	for (i = 0; i < len; i++) {
+	for (; i < len; i++) {
 		if (s[i] < '0' || s[i] > '9')
 			return -1;
 		v = v * 10 + (unsigned long)(s[i] - '0');

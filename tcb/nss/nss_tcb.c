@@ -70,6 +70,8 @@ lookup(const char *name, size_t nlen, struct spwd *sp, char *buf,
 
 	fd = owlet_open_trusted(AT_FDCWD, path, OWLET_TCB_FILE_MAX, &st);
 	if (fd < 0) {
+		if (errno == EAGAIN)	/* replaced again and again meanwhile */
+			return fail(errnop, EAGAIN, NSS_STATUS_TRYAGAIN);
 		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP ||
 		    errno == EINVAL || errno == EFBIG)
 			return fail(errnop, ENOENT, NSS_STATUS_NOTFOUND);

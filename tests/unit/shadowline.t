@@ -17,7 +17,7 @@ for l in \
 	'u1::::::::' \
 	'u1:*:0:0:0:0:0:0:0' \
 	'u1:!:19001:0:99999:7:30:20000:0' \
-	'a:h:9223372036854775807::::::' \
+	'a:h:2147483647::::::' \
 	'a:h:0000000000000000001::::::' \
 	'u.s_e-r$:h:1:2:3:4:5:6:7' \
 	'abcdefghijklmnopqrstuvwxyz012345:h:::::::' \
@@ -69,8 +69,10 @@ is "$("$U" parse 'u1:$y$j9T$s$h:19001:0:99999:7:30:20000:5' | tr '\n' ' ')" \
 is "$("$U" parse 'u1::::::::' | tr '\n' ' ')" \
 	"name=u1 pwd= lstchg=-1 min=-1 max=-1 warn=-1 inact=-1 expire=-1 flag=18446744073709551615 " \
 	"parse: empty numbers are -1, empty flag ~0UL"
-is "$("$U" parse 'big:h:9223372036854775807::::::' | sed -n 3p)" "lstchg=9223372036854775807" \
-	"parse: LONG_MAX fits"
+is "$("$U" parse 'big:h:2147483647::::::' | sed -n 3p)" "lstchg=2147483647" \
+	"parse: INT_MAX fits"
+is "$("$U" parse 'big:h:2147483648::::::' | tr '\n' ' ')" "bad EINVAL " \
+	"parse: INT_MAX + 1 rejected (glibc's files backend would not keep it either)"
 is "$("$U" parse 'u1:x:1:2:3:4:5:6' | tr '\n' ' ')" "bad EINVAL " "parse: 8 fields rejected"
 is "$("$U" parse 'u1:x:1:2:3:4:5:6:7:8' | tr '\n' ' ')" "bad EINVAL " "parse: 10 fields rejected"
 is "$("$U" parse 'u1:x:1:2:-3:4:5:6:7' | tr '\n' ' ')" "bad EINVAL " "parse: negative rejected"
