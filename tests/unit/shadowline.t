@@ -6,7 +6,7 @@ U=$B/tests/bin/unitprobe
 if [ ! -x "$U" ]; then
 	plan 1; ok 1 "unitprobe built (run make check)"; done_testing
 fi
-plan 48
+plan 49
 
 chk() { "$U" check "$1"; }
 
