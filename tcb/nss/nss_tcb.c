@@ -77,19 +77,21 @@ lookup(const char *name, size_t nlen, struct spwd *sp, char *buf,
 			return fail(errnop, ENOENT, NSS_STATUS_NOTFOUND);
 		return fail(errnop, errno, NSS_STATUS_UNAVAIL);
 	}
-	n = owlet_read_full(fd, data, sizeof(data));
+	/* One read: a regular file returns fewer bytes than asked only at
+	 * its end, so asking for one more than its size needs no EOF read. */
+	do
+		n = read(fd, data, (size_t)st.st_size + 1);
+	while (n < 0 && errno == EINTR);
 	close(fd);
-	if (n < 0) {
-		status = fail(errnop, errno, NSS_STATUS_UNAVAIL);
-		goto out;
-	}
+	if (n < 0)
+		return fail(errnop, errno, NSS_STATUS_UNAVAIL);
 	len = (size_t)n;
 	status = fail(errnop, ENOENT, NSS_STATUS_NOTFOUND);
 	if (len > 0 && data[len - 1] == '\n')
 		len--;
 	if (len > OWLET_TCB_FILE_MAX - 1 || len <= nlen ||
 	    memcmp(data, name, nlen) != 0 || data[nlen] != ':' ||
-	    owlet_shadow_check(data, len) < 0)
+	    memchr(data, '\n', len) || memchr(data, '\0', len))
 		goto out;
 	if (len + 1 > buflen) {
 		status = fail(errnop, ERANGE, NSS_STATUS_TRYAGAIN);
@@ -97,10 +99,12 @@ lookup(const char *name, size_t nlen, struct spwd *sp, char *buf,
 	}
 	memcpy(buf, data, len);
 	buf[len] = '\0';
-	if (owlet_shadow_parse(buf, sp) == 0)	/* cannot fail: checked */
+	if (owlet_shadow_parse(buf, sp) == 0)	/* the full validation */
 		status = NSS_STATUS_SUCCESS;
+	else
+		explicit_bzero(buf, len);
 out:
-	explicit_bzero(data, sizeof(data));
+	explicit_bzero(data, (size_t)n);
 	return status;
 }
 
