@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdatomic.h>
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -18,19 +19,20 @@ enum { S_EMPTY, S_PENDING, S_BUSY, S_DONE };
 struct slot {
 	struct seal_entry e;
 	int fd;
-	int state;
+	_Atomic int state;	/* S_*; DONE is published without the lock */
 	enum walk_event ev;
 };
 
 struct hashq {
 	struct slot ring[RING];
-	size_t head, tail, next;	/* emit, fill, next job (counters) */
+	size_t head;		/* next to emit: the emitting thread's alone */
+	size_t tail, next;	/* fill, next job: under lock */
 	pthread_mutex_t lock;
 	pthread_cond_t work, done;
 	int stop;
 	unsigned idle;		/* workers waiting for work */
 	unsigned pending;	/* slots in S_PENDING */
-	int waiting;		/* the emitter waits for the head slot */
+	_Atomic int waiting;	/* the emitter sleeps on the head slot */
 	unsigned nthreads;
 	pthread_t *threads;
 	unsigned keys;
@@ -92,7 +94,7 @@ worker(void *arg)
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
 		while (q->next < q->tail &&
-		    q->ring[q->next % RING].state != S_PENDING)
+		    atomic_load(&q->ring[q->next % RING].state) != S_PENDING)
 			q->next++;
 		if (q->next == q->tail) {
 			if (q->stop)
@@ -103,17 +105,23 @@ worker(void *arg)
 			continue;
 		}
 		s = &q->ring[q->next++ % RING];
-		s->state = S_BUSY;
+		atomic_store(&s->state, S_BUSY);
 		q->pending--;
 		pthread_mutex_unlock(&q->lock);
 		if (md && buf)
 			hash_file(q, s, md, buf);
 		else
 			s->e.error = ENOMEM;
-		pthread_mutex_lock(&q->lock);
-		s->state = S_DONE;
-		if (q->waiting)	/* futex calls only when someone sleeps */
+		/* Publish without the lock; wake the emitter only if it
+		 * sleeps (it re-checks the state under the lock after
+		 * announcing itself, so no wake-up is lost). */
+		atomic_store(&s->state, S_DONE);
+		if (atomic_load(&q->waiting)) {
+			pthread_mutex_lock(&q->lock);
 			pthread_cond_signal(&q->done);
+			pthread_mutex_unlock(&q->lock);
+		}
+		pthread_mutex_lock(&q->lock);
 	}
 	pthread_mutex_unlock(&q->lock);
 	EVP_MD_CTX_free(md);
@@ -128,29 +136,26 @@ drain(struct hashq *q, int wait)
 	for (;;) {
 		struct slot *s;
 
-		pthread_mutex_lock(&q->lock);
-		while (wait && q->head < q->tail &&
-		    q->ring[q->head % RING].state != S_DONE) {
+		if (q->head == q->tail)	/* tail only grows in push(), ours */
+			return;
+		s = &q->ring[q->head % RING];
+		if (atomic_load(&s->state) != S_DONE) {
+			if (!wait)
+				return;
+			pthread_mutex_lock(&q->lock);
 			if (q->pending && q->idle)
 				pthread_cond_broadcast(&q->work);
-			q->waiting = 1;
-			pthread_cond_wait(&q->done, &q->lock);
-			q->waiting = 0;
-		}
-		if (q->head == q->tail ||
-		    q->ring[q->head % RING].state != S_DONE) {
+			atomic_store(&q->waiting, 1);
+			while (atomic_load(&s->state) != S_DONE)
+				pthread_cond_wait(&q->done, &q->lock);
+			atomic_store(&q->waiting, 0);
 			pthread_mutex_unlock(&q->lock);
-			return;
 		}
-		s = &q->ring[q->head % RING];
-		pthread_mutex_unlock(&q->lock);
 		q->emit(q->ctx, s->ev == WALK_ENTRY ? &s->e : NULL, s->ev);
 		if (s->ev == WALK_ENTRY)
 			seal_entry_free(&s->e);
-		pthread_mutex_lock(&q->lock);
-		s->state = S_EMPTY;
+		atomic_store(&s->state, S_EMPTY);
 		q->head++;
-		pthread_mutex_unlock(&q->lock);
 		wait = 0;
 	}
 }
@@ -202,7 +207,7 @@ hashq_push(struct hashq *q, struct seal_entry *e, int fd, enum walk_event ev)
 	s->fd = fd;
 	s->ev = ev;
 	pthread_mutex_lock(&q->lock);
-	s->state = fd >= 0 ? S_PENDING : S_DONE;
+	atomic_store(&s->state, fd >= 0 ? S_PENDING : S_DONE);
 	q->tail++;
 	/* Wake sleeping workers in batches, not once per small file. */
 	if (fd >= 0 && ++q->pending >= WAKE_BATCH && q->idle)
