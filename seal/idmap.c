@@ -112,6 +112,8 @@ seal_idmap_lookup(struct idmap *m, unsigned id)
 {
 	struct idname key = { .id = id }, *r;
 
+	if (m->n == 0)
+		return NULL;	/* bsearch on a NULL base is undefined */
 	r = bsearch(&key, m->v, m->n, sizeof(*m->v), by_id);
 	if (!r)
 		return NULL;

@@ -15,6 +15,8 @@
 
 #include "seal.h"
 #include "cmd.h"
+#include "sigcmd.h"
+#include "sigcrypto.h"
 
 static const struct keyword {
 	const char *name;
@@ -33,10 +35,11 @@ usage(void)
 	fprintf(stderr,
 	    "usage: seal create [-p dir] [-k|-K keywords] [-x path]... "
 	    "[-j threads] [--portable] [-o spec]\n"
-	    "       seal verify -f spec [-p dir] [-P pubkey [-x sigfile]] "
-	    "[--json]\n"
-	    "       seal keygen [-W] -p pubkey -s seckey\n"
-	    "       seal sign -s seckey [-t comment] file\n");
+	    "       seal verify -f spec [-p dir] [-P pubkey [-x sigfile | -e]] "
+	    "[--exclude path]... [-j threads] [--json]\n"
+	    "       seal keygen [-W] [-f] [-c comment] -p pubkey -s seckey\n"
+	    "       seal sign -s seckey [-t trusted_comment] [-c comment] "
+	    "[-x sigfile] file\n");
 	exit(1);
 }
 
@@ -139,20 +142,28 @@ cmd_verify(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'J' },
+		{ "exclude", required_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct seal_args a = { .root = ".", .threads = default_threads() };
+	struct sigcheck_args sc = { 0 };
+	char *msg = NULL;
+	size_t msglen = 0;
 	FILE *spec;
 	int ch, rc;
 
 	a.exclude = calloc((size_t)argc, sizeof(*a.exclude));
 	if (!a.exclude)
 		err(1, NULL);
-	while ((ch = getopt_long(argc, argv, "f:p:x:j:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:p:P:x:ej:", opts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 'f': a.spec = optarg; break;
 		case 'p': a.root = optarg; break;
-		case 'x':
+		case 'P': sc.pubkey = optarg; break;
+		case 'x': sc.sigfile = optarg; break;
+		case 'e': sc.embedded = 1; break;
+		case 'X':
 			a.exclude[a.nexclude++] = optarg[0] == '.' &&
 			    optarg[1] == '/' ? optarg + 2 : optarg;
 			break;
@@ -167,13 +178,78 @@ cmd_verify(int argc, char **argv)
 	}
 	if (optind != argc || !a.spec)
 		usage();
-	spec = fopen(a.spec, "re");
+	if ((sc.sigfile || sc.embedded) && !sc.pubkey)
+		errx(1, "-x and -e need a public key (-P); "
+		    "paths are excluded with --exclude");
+	if (sc.sigfile && sc.embedded)
+		errx(1, "-x and -e exclude each other");
+	if (sc.pubkey) {
+		/* Nothing parses the spec before its signature is good, and
+		 * what is parsed is the verified copy in memory. */
+		if (sig_crypto_init() < 0)
+			errx(1, "cannot initialise the crypto libraries");
+		sc.spec = a.spec;
+		if (seal_sigcheck(&sc, &msg, &msglen) != 0) {
+			free(a.exclude);
+			return 1;
+		}
+		spec = fmemopen(msg, msglen, "r");
+	} else {
+		spec = fopen(a.spec, "re");
+	}
 	if (!spec)
 		err(1, "%s", a.spec);
 	rc = seal_verify(&a, spec);
 	fclose(spec);
+	free(msg);
 	free(a.exclude);
 	return rc;
+}
+
+static int
+cmd_keygen(int argc, char **argv)
+{
+	struct keygen_args k = { 0 };
+	int ch;
+
+	while ((ch = getopt(argc, argv, "Wfc:p:s:")) != -1) {
+		switch (ch) {
+		case 'W': k.unencrypted = 1; break;
+		case 'f': k.force = 1; break;
+		case 'c': k.comment = optarg; break;
+		case 'p': k.pubkey = optarg; break;
+		case 's': k.seckey = optarg; break;
+		default: usage();
+		}
+	}
+	if (optind != argc || !k.pubkey || !k.seckey)
+		usage();
+	if (sig_crypto_init() < 0)
+		errx(1, "cannot initialise the crypto libraries");
+	return seal_keygen(&k);
+}
+
+static int
+cmd_sign(int argc, char **argv)
+{
+	struct sign_args s = { 0 };
+	int ch;
+
+	while ((ch = getopt(argc, argv, "s:t:c:x:")) != -1) {
+		switch (ch) {
+		case 's': s.seckey = optarg; break;
+		case 't': s.trusted = optarg; break;
+		case 'c': s.untrusted = optarg; break;
+		case 'x': s.sigfile = optarg; break;
+		default: usage();
+		}
+	}
+	if (optind != argc - 1 || !s.seckey)
+		usage();
+	s.file = argv[optind];
+	if (sig_crypto_init() < 0)
+		errx(1, "cannot initialise the crypto libraries");
+	return seal_sign(&s);
 }
 
 int
@@ -186,5 +262,9 @@ main(int argc, char **argv)
 		return cmd_create(argc, argv);
 	if (strcmp(argv[1], "verify") == 0)
 		return cmd_verify(argc, argv);
+	if (strcmp(argv[1], "keygen") == 0)
+		return cmd_keygen(argc, argv);
+	if (strcmp(argv[1], "sign") == 0)
+		return cmd_sign(argc, argv);
 	usage();
 }

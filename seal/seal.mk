@@ -7,10 +7,21 @@ $(SEAL): $(SEAL_OBJ) $(COMMON_A)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $(SEAL_OBJ) $(COMMON_A) \
-	  -lcrypto -lpthread
+	  -lcrypto -lsodium -lpthread
 
 install: install-seal
 install-seal: $(SEAL)
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(SEAL) $(DESTDIR)$(PREFIX)/bin/
 .PHONY: install-seal
+
+# libFuzzer targets (tests/fuzz/fuzz.mk builds them; this file is read
+# first): the minisign/signify parsers, pure; strict base64 and the scrypt
+# limit mapping, each checked against libsodium, which minisign itself uses.
+FUZZ_TARGETS += minisign_sig minisign_key minisign_b64 minisign_scrypt
+FUZZ_SRC_minisign_sig     := seal/sigfmt.c seal/b64.c
+FUZZ_SRC_minisign_key     := seal/sigfmt.c seal/b64.c
+FUZZ_SRC_minisign_b64     := seal/b64.c
+FUZZ_LIBS_minisign_b64    := -lsodium
+FUZZ_SRC_minisign_scrypt  := seal/sigcrypto.c seal/sigfmt.c seal/b64.c
+FUZZ_LIBS_minisign_scrypt := -lcrypto -lsodium
