@@ -111,4 +111,49 @@ int owlet_group_gid(int etcfd, const char *group, gid_t *gid);
  * symlinks.  Missing is success. */
 int owlet_rmtree(int dirfd, const char *name);
 
+/* shadowedit.c: rewrite one user's entry of a passwd(5) or shadow(5) file
+ * by atomic replacement (owlet_replace_*), every other byte kept.  The entry
+ * is the first line starting "NAME:" that has a second colon. */
+#define OWLET_DB_FILE_MAX	((off_t)1 << 40)	/* /etc/passwd, /etc/shadow */
+#define OWLET_EDIT_NF		9
+#define OWLET_EDIT_ONE_LINE	1	/* the file is one valid shadow line */
+#define OWLET_EDIT_SHADOW_LINE	2	/* the entry is a valid shadow line,
+					 * before and after the edit */
+struct owlet_edit {
+	/* new text of field I of the entry (no ':' or newline), NULL: keep
+	 * it; field 0 (the name) cannot be replaced.  A replaced field must
+	 * exist in the old entry. */
+	const char *field[OWLET_EDIT_NF];
+	int flags;
+};
+/* Edit DIRFD/FILE (a regular file with one link, at most MAX bytes, owned
+ * by OWNER unless that is -1).  0, or -1 with errno: ENOENT no entry for
+ * NAME, EINVAL suspicious file or malformed entry, others from the I/O. */
+int owlet_edit_file(int dirfd, const char *file, off_t max, uid_t owner,
+    const char *name, const struct owlet_edit *ed);
+
+/* Which step failed (for callers that map failures to their own codes). */
+enum owlet_edit_step {
+	OWLET_EDIT_DONE,	/* nothing failed */
+	OWLET_EDIT_NOMEM,	/* no memory for the saved group list */
+	OWLET_EDIT_NOTROOT,	/* /etc files need euid 0 */
+	OWLET_EDIT_DROP,	/* tcb_drop_priv_r (or a bad name) */
+	OWLET_EDIT_OPEN,	/* the directory (/etc/tcb/NAME or /etc) */
+	OWLET_EDIT_LOCK,	/* lckpwdf_tcb or lckpwdf */
+	OWLET_EDIT_WRITE	/* owlet_edit_file */
+};
+struct owlet_edit_status {
+	enum owlet_edit_step failed;
+	int err;		/* errno of the failed step */
+	int regain_err;		/* tcb_gain_priv_r failed: its errno, else 0 */
+};
+/* NAME's tcb file: drop to the user's fs IDs, lock /etc/tcb/NAME/shadow,
+ * edit (OWNER as for owlet_edit_file), unlock, regain.  Needs libtcb.
+ * 0, or -1 with *ST saying what failed. */
+int owlet_edit_tcb(const char *name, uid_t owner, const struct owlet_edit *ed,
+    struct owlet_edit_status *st);
+/* /etc/FILE under lckpwdf(3); euid 0 only.  0, or -1 with *ST set. */
+int owlet_edit_etc(const char *file, const char *name,
+    const struct owlet_edit *ed, struct owlet_edit_status *st);
+
 #endif

@@ -29,3 +29,20 @@ install-tcb-tools: $(TCB_TOOLS) $(CHKPWD)
 	install -d -m 0711 $(DESTDIR)$(CHKPWD_DIR)
 	install -m 0711 $(CHKPWD) $(DESTDIR)$(CHKPWD_DIR)/
 .PHONY: install-tcb-tools
+
+# chage(1) for tcb systems: installed 0755 here; the image or package makes
+# it root:shadow 2711 (set-gid shadow, never set-uid), as passwd.
+CHAGE := $(B)/bin/chage
+BINDIR ?= $(PREFIX)/bin
+all: $(CHAGE)
+$(CHAGE): $(B)/tcb/progs/chage.o $(COMMON_A) $(LIBTCB_SO)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $(B)/tcb/progs/chage.o \
+	  $(COMMON_A) -L$(B)/lib -ltcb
+
+install: install-chage
+install-chage: $(CHAGE)
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 0755 $(CHAGE) $(DESTDIR)$(BINDIR)/chage
+.PHONY: install-chage

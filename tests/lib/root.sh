@@ -100,9 +100,9 @@ as_user() {
 }
 
 # stage_sys STAGE: owlet installed under STAGE (make install DESTDIR) with
-# the tcb state's modes, plus what it needs from Debian: copies of
-# /usr/bin/passwd and chage set-gid shadow (2711, no set-uid), the helper
-# dir root:chkpwd 0710 with tcb_chkpwd root:shadow 2711, and pam_passwdqc
+# the tcb state's modes: owlet's chage and a copy of Debian's
+# /usr/bin/passwd set-gid shadow (root:shadow 2711, no set-uid), the helper
+# dir root:chkpwd 0710 with tcb_chkpwd root:shadow 2711; plus pam_passwdqc
 # and pwqgen/pwqcheck unpacked by make deps.  For use with in_sys.
 stage_sys() {
 	_s=$1 _ma=$(cc -print-multiarch) _x=$TOP/build/cache/extract
@@ -110,7 +110,8 @@ stage_sys() {
 	[ -e "$_x/lib/$_ma/security/pam_passwdqc.so" ] || return 1
 	cp "$_x/lib/$_ma/security/pam_passwdqc.so" "$_s/lib/$_ma/security/"
 	mkdir -p "$_s/usr/bin"
-	cp "$_x"/usr/bin/pwq* /usr/bin/passwd /usr/bin/chage "$_s/usr/bin/"
+	cp "$_x"/usr/bin/pwq* /usr/bin/passwd "$_s/usr/bin/"
+	[ -x "$_s/usr/bin/chage" ] || return 1	# owlet's, from make install
 	chown 0:42 "$_s/usr/bin/passwd" "$_s/usr/bin/chage"
 	chmod 2711 "$_s/usr/bin/passwd" "$_s/usr/bin/chage"
 	chown 0:163 "$_s/usr/libexec/chkpwd"

@@ -3,8 +3,9 @@
 # set-gid shadow (root:shadow 2711, no set-uid bit), on a private tcb root
 # with owlet staged over the system dirs (in_sys): pam_passwdqc picks and
 # checks the new password, pam_tcb write_to=tcb writes it as the user.
-# Also: the user cannot touch another user's entry, and chage (shadow 4.13
-# --with-tcb, set-gid shadow) shows and root changes the user's aging.
+# Also: the user cannot touch another user's entry, and owlet's chage
+# (set-gid shadow, staged by stage_sys) shows and root changes the user's
+# aging.
 . "$(dirname "$0")/../lib/root.sh"
 need_root
 command -v pamtester >/dev/null || skip_all "pamtester not installed"
@@ -16,11 +17,6 @@ if ! stage_sys "$S"; then
 	ok 1 "owlet staged with make install DESTDIR (stage_sys)"
 	done_testing
 fi
-stage_tcb_chage "$S"; chage_rc=$?
-
-# skip DESC REASON: a TAP line for a check that cannot run here.
-skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1 # SKIP $2"; }
-
 OLD='Old-u1-Passw0rd-Xq'
 NEW='Tr0ub4dor-Horse-Battery&9'
 U2PW='Second-User-Pass-77'
@@ -125,36 +121,28 @@ tfail "u1 cannot write into u2's tcb dir" \
 pt u2 "$U2PW"; ok $? "u2 still authenticates with its password"
 is "$(u2state)" "$u2before" "u2's file byte-identical (and same inode, owner, mode, mtime)"
 
-# --- chage (shadow 4.13 --with-tcb, set-gid shadow) -------------------------
-if [ "$chage_rc" != 0 ]; then
-	why="no tcb-aware chage (tests/compat/shadow-utils.sh exit $chage_rc)"
-	for d in "chage in the overlay: root:shadow 2711" "chage -l u1 as u1" \
-	    "u1 sees its maximum (99999)" "chage -l u2 as u1 fails" \
-	    "... without u2's data" "chage -M 45 u1 as root" \
-	    "u1's file: field 5 is 45" "u1 sees 45"; do
-		skip "$d" "$why"
-	done
-else
-	is "$(in_sys "$R" "$S" stat -c '%a %U:%G' /usr/bin/chage)" "2711 root:shadow" \
-	    "chage (tcb-aware) in the overlay: root:shadow 2711"
-	out=$(in_sys "$R" "$S" $AS_U1 chage -l u1 2>&1); rc=$?
-	ok $rc "chage -l u1 as u1 (through set-gid shadow)"
-	like "$out" "Maximum number of days between password change[[:space:]]*: 99999" \
-	    "u1 sees its maximum (99999)"
-	[ "$rc" = 0 ] || diag "$out"
-	out=$(in_sys "$R" "$S" $AS_U1 chage -l u2 2>&1); rc=$?
-	ok $((rc == 0)) "chage -l u2 as u1 fails (exit $rc)"
-	! printf '%s' "$out" | grep -q "Maximum number"
-	ok $? "... without u2's data"
-	sline=$(cat "$U1")
-	in_sys "$R" "$S" chage -M 45 u1 >/dev/null 2>&1
-	ok $? "chage -M 45 u1 as root"
-	is "$(cat "$U1")" "$(printf '%s\n' "$sline" | awk -F: -v OFS=: '{ $5 = 45 } 1')" \
-	    "u1's file: field 5 is 45, the rest unchanged"
-	out=$(in_sys "$R" "$S" $AS_U1 chage -l u1 2>&1)
-	like "$out" "Maximum number of days between password change[[:space:]]*: 45\$" \
-	    "u1 sees 45 with chage -l u1"
-fi
+# --- chage (owlet's, set-gid shadow) ---------------------------------------
+is "$(in_sys "$R" "$S" stat -c '%a %U:%G' /usr/bin/chage)" "2711 root:shadow" \
+    "owlet's chage in the overlay: root:shadow 2711"
+in_sys "$R" "$S" cmp -s /usr/bin/chage "$B/bin/chage"
+ok $? "/usr/bin/chage in the overlay is owlet's (build/bin/chage)"
+out=$(in_sys "$R" "$S" $AS_U1 chage -l u1 2>&1); rc=$?
+ok $rc "chage -l u1 as u1 (through set-gid shadow)"
+like "$out" "Maximum number of days between password change[[:space:]]*: 99999" \
+    "u1 sees its maximum (99999)"
+[ "$rc" = 0 ] || diag "$out"
+out=$(in_sys "$R" "$S" $AS_U1 chage -l u2 2>&1); rc=$?
+ok $((rc == 0)) "chage -l u2 as u1 fails (exit $rc)"
+! printf '%s' "$out" | grep -q "Maximum number"
+ok $? "... without u2's data"
+sline=$(cat "$U1")
+in_sys "$R" "$S" chage -M 45 u1 >/dev/null 2>&1
+ok $? "chage -M 45 u1 as root"
+is "$(cat "$U1")" "$(printf '%s\n' "$sline" | awk -F: -v OFS=: '{ $5 = 45 } 1')" \
+    "u1's file: field 5 is 45, the rest unchanged"
+out=$(in_sys "$R" "$S" $AS_U1 chage -l u1 2>&1)
+like "$out" "Maximum number of days between password change[[:space:]]*: 45\$" \
+    "u1 sees 45 with chage -l u1"
 is "$(stat -c '%u %g %a %h' "$U1")" "1001 $auth 640 1" "u1's file in the end: u1:auth 0640, one link"
 is "$(u2state)" "$u2before" "u2's file in the end: byte-identical"
 

@@ -12,7 +12,9 @@ ok $? "make install DESTDIR"
 for f in "lib/$MA/libtcb.so.0.9.8 755" "lib/$MA/libnss_tcb.so.2 644" \
     "usr/include/tcb.h 644" "usr/lib/$MA/libtcb.a 644" \
     "usr/lib/$MA/pkgconfig/tcb.pc 644" "usr/sbin/tcb_convert 700" \
-    "usr/sbin/tcb_unconvert 700" "usr/share/man/man5/tcb.5 644"; do
+    "usr/sbin/tcb_unconvert 700" "usr/share/man/man5/tcb.5 644" \
+    "usr/bin/chage 755" "usr/bin/seal 755" \
+    "lib/$MA/security/pam_tcb.so 644" "usr/libexec/chkpwd/tcb_chkpwd 711"; do
 	set -- $f
 	is "$(stat -c %a "$D/root/$1" 2>/dev/null)" "$2" "$1 installed, mode $2"
 done
