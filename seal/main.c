@@ -69,6 +69,25 @@ parse_keywords(const char *list)
 	return bits | K_TYPE;
 }
 
+/* -x PATH (create) / --exclude PATH (verify): relative to the root. */
+static void
+add_exclude(struct seal_args *a, const char *path)
+{
+	a->exclude[a->nexclude++] = path[0] == '.' && path[1] == '/' ?
+	    path + 2 : path;
+}
+
+static unsigned
+parse_threads(const char *s)
+{
+	char *end;
+	unsigned long n = strtoul(s, &end, 10);
+
+	if (*s < '0' || *s > '9' || *end || n < 1 || n > 256)
+		errx(1, "-j: 1 to 256 threads");
+	return (unsigned)n;
+}
+
 static unsigned
 default_threads(void)
 {
@@ -99,13 +118,10 @@ cmd_create(int argc, char **argv)
 		case 'k': a.keys = parse_keywords(optarg); break;
 		case 'K': a.keys |= parse_keywords(optarg); break;
 		case 'x':
-			a.exclude[a.nexclude++] = optarg[0] == '.' &&
-			    optarg[1] == '/' ? optarg + 2 : optarg;
+			add_exclude(&a, optarg);
 			break;
 		case 'j':
-			a.threads = (unsigned)strtoul(optarg, NULL, 10);
-			if (a.threads < 1 || a.threads > 256)
-				errx(1, "-j: 1 to 256 threads");
+			a.threads = parse_threads(optarg);
 			break;
 		case 'o': output = optarg; break;
 		case 'P': portable = 1; break;
@@ -164,13 +180,10 @@ cmd_verify(int argc, char **argv)
 		case 'x': sc.sigfile = optarg; break;
 		case 'e': sc.embedded = 1; break;
 		case 'X':
-			a.exclude[a.nexclude++] = optarg[0] == '.' &&
-			    optarg[1] == '/' ? optarg + 2 : optarg;
+			add_exclude(&a, optarg);
 			break;
 		case 'j':
-			a.threads = (unsigned)strtoul(optarg, NULL, 10);
-			if (a.threads < 1 || a.threads > 256)
-				errx(1, "-j: 1 to 256 threads");
+			a.threads = parse_threads(optarg);
 			break;
 		case 'J': a.json = 1; break;
 		default: usage();
