@@ -2,19 +2,30 @@
 # run (not part of make check; need root for private mount namespaces).
 #   make bench-tcb    getspnam via tcb vs files vs the open+read floor, and
 #                     tcb_convert at 1k/100k/1M users (BENCH_SIZES=...)
+#   make bench-passwd one password change through pam_tcb vs Debian's
+#                     pam_unix (whole /etc/shadow rewritten) at 1k/100k/1M
 #   make bench-seal   seal create/verify vs the SHA-256 ceiling, bsdtar,
 #                     NetBSD mtree, AIDE; RSS on 1M files (SEAL_FILES=...)
 # bench-tcb runs first: a freshly deleted 1M-file tree slows ext4 inode
-# allocation for minutes.  Results and method: docs/benchmarks.md.
+# allocation for minutes.  bench-passwd then waits until bench-tcb's roots
+# are removed in the background and BENCH_SETTLE (360 s) old, about 18
+# minutes here.  Results and method: docs/benchmarks.md.
 BENCH_BINS := $(B)/bench/getspnam_bench $(B)/bench/mktree
 
 $(B)/bench/%: bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $<
 
-bench: bench-tcb bench-seal
+# passwd_bench drives libpam.
+$(B)/bench/passwd_bench: bench/passwd_bench.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $< -lpam
+
+bench: bench-tcb bench-passwd bench-seal
 bench-tcb: all $(BENCH_BINS)
 	B=$(abspath $(B)) sh bench/tcb.sh
+bench-passwd: all $(B)/bench/passwd_bench $(B)/tests/bin/pamprobe
+	B=$(abspath $(B)) sh bench/passwd.sh
 bench-seal: all $(BENCH_BINS)
 	B=$(abspath $(B)) bash bench/seal.sh
-.PHONY: bench-tcb bench-seal
+.PHONY: bench-tcb bench-passwd bench-seal
