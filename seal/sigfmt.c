@@ -205,6 +205,20 @@ sig_scrypt_params(uint64_t ops, uint64_t mem, struct sig_scrypt *sp,
 	return 0;
 }
 
+/* The 42 decoded bytes of a public key: "Ed", key id, Ed25519 key. */
+static int
+pubkey_from_bin(const uint8_t bin[SIG_PUBKEY_BIN], struct sig_pubkey *pk,
+    const char **why)
+{
+	if (memcmp(bin, "Ed", 2) != 0) {
+		*why = "unsupported public key algorithm (not Ed25519)";
+		return -1;
+	}
+	memcpy(pk->keyid, bin + 2, SIG_KEYID_LEN);
+	memcpy(pk->pk, bin + 2 + SIG_KEYID_LEN, SIG_PK_LEN);
+	return 0;
+}
+
 int
 sig_parse_pubkey_b64(const char *s, size_t len, struct sig_pubkey *pk,
     const char **why)
@@ -216,13 +230,7 @@ sig_parse_pubkey_b64(const char *s, size_t len, struct sig_pubkey *pk,
 		*why = "not a base64 public key";
 		return -1;
 	}
-	if (memcmp(bin, "Ed", 2) != 0) {
-		*why = "unsupported public key algorithm (not Ed25519)";
-		return -1;
-	}
-	memcpy(pk->keyid, bin + 2, SIG_KEYID_LEN);
-	memcpy(pk->pk, bin + 2 + SIG_KEYID_LEN, SIG_PK_LEN);
-	return 0;
+	return pubkey_from_bin(bin, pk, why);
 }
 
 int
@@ -237,13 +245,7 @@ sig_parse_pubkey(const char *buf, size_t len, struct sig_pubkey *pk,
 	    b64_line(&c, bin, sizeof(bin), &nl, "no key line", why) < 0 ||
 	    at_end(&c, why) < 0)
 		return -1;
-	if (memcmp(bin, "Ed", 2) != 0) {
-		*why = "unsupported public key algorithm (not Ed25519)";
-		return -1;
-	}
-	memcpy(pk->keyid, bin + 2, SIG_KEYID_LEN);
-	memcpy(pk->pk, bin + 2 + SIG_KEYID_LEN, SIG_PK_LEN);
-	return 0;
+	return pubkey_from_bin(bin, pk, why);
 }
 
 int
