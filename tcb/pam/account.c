@@ -54,13 +54,6 @@ judge(void *arg)
 	return v;
 }
 
-static void
-say(pam_handle_t *pamh, int flags, int style, const char *msg)
-{
-	if (!(flags & PAM_SILENT))
-		pam_prompt(pamh, style, NULL, "%s", msg);
-}
-
 PAM_EXPORT int
 pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
@@ -106,19 +99,19 @@ pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		pam_syslog(pamh, LOG_NOTICE, "Account %s has expired (%s)",
 		    (const char *)user, (v & 0xff) == AGING_INACTIVE ?
 		    "failed to change password" : "account expired");
-		say(pamh, flags, PAM_ERROR_MSG, "Your account has expired; "
+		tcb_say(pamh, flags, PAM_ERROR_MSG, "Your account has expired; "
 		    "please contact your system administrator.");
 		return PAM_ACCT_EXPIRED;
 	case AGING_CHANGE_ENFORCED:
 		pam_syslog(pamh, LOG_NOTICE, "Expired password for %s "
 		    "(administrator enforced)", (const char *)user);
-		say(pamh, flags, PAM_ERROR_MSG, "You are required to change "
+		tcb_say(pamh, flags, PAM_ERROR_MSG, "You are required to change "
 		    "your password immediately (administrator enforced).");
 		return PAM_NEW_AUTHTOK_REQD;
 	case AGING_PASSWORD_EXPIRED:
 		pam_syslog(pamh, LOG_NOTICE, "Expired password for %s "
 		    "(password aged)", (const char *)user);
-		say(pamh, flags, PAM_ERROR_MSG, "You are required to change "
+		tcb_say(pamh, flags, PAM_ERROR_MSG, "You are required to change "
 		    "your password immediately (password expired).");
 		return PAM_NEW_AUTHTOK_REQD;
 	case AGING_WARN:
@@ -126,7 +119,7 @@ pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
 		    "day(s)", (const char *)user, days);
 		snprintf(msg, sizeof(msg), "Warning: your password will expire "
 		    "in %d day%s.", days, days == 1 ? "" : "s");
-		say(pamh, flags, PAM_TEXT_INFO, msg);
+		tcb_say(pamh, flags, PAM_TEXT_INFO, msg);
 		return PAM_SUCCESS;
 	case AGING_OK:
 		return PAM_SUCCESS;

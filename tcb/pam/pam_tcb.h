@@ -49,6 +49,8 @@ struct tcb_user {
 int tcb_user_get(pam_handle_t *pamh, const struct tcb_opts *o, int want_sp,
     const char **name, struct tcb_user *u);
 void tcb_user_wipe(struct tcb_user *u);
+/* A message to the user through the conversation, unless PAM_SILENT. */
+void tcb_say(pam_handle_t *pamh, int flags, int style, const char *msg);
 /* PAM_SUCCESS if PASS matches HASH; constant-time compare. */
 int tcb_verify(const char *pass, const char *hash);
 /* Burn the time of a real verification (unknown user, locked hash). */

@@ -21,13 +21,6 @@
 
 #define NEW_TOKEN_TRIES	3
 
-static void
-say(pam_handle_t *pamh, int flags, int style, const char *msg)
-{
-	if (!(flags & PAM_SILENT))
-		pam_prompt(pamh, style, NULL, "%s", msg);
-}
-
 /* Aging rules for a non-root change: PAM_SUCCESS or the refusal. */
 static int
 aging_allows(pam_handle_t *pamh, int flags, const struct tcb_user *u)
@@ -39,12 +32,12 @@ aging_allows(pam_handle_t *pamh, int flags, const struct tcb_user *u)
 		return PAM_SUCCESS;
 	a = tcb_aging(&u->sp, today, &days);
 	if (a == AGING_ACCOUNT_EXPIRED || a == AGING_INACTIVE) {
-		say(pamh, flags, PAM_ERROR_MSG, "Your account has expired; "
+		tcb_say(pamh, flags, PAM_ERROR_MSG, "Your account has expired; "
 		    "please contact your system administrator.");
 		return PAM_ACCT_EXPIRED;
 	}
 	if (tcb_too_early(&u->sp, today)) {
-		say(pamh, flags, PAM_ERROR_MSG,
+		tcb_say(pamh, flags, PAM_ERROR_MSG,
 		    "You must wait longer to change your password.");
 		return PAM_AUTHTOK_ERR;
 	}
@@ -63,11 +56,11 @@ get_new_token(pam_handle_t *pamh, int flags, const struct tcb_opts *o,
 		if (rc != PAM_SUCCESS)
 			return rc == PAM_CONV_AGAIN ? PAM_INCOMPLETE : rc;
 		if (!**new) {
-			say(pamh, flags, PAM_ERROR_MSG,
+			tcb_say(pamh, flags, PAM_ERROR_MSG,
 			    "No password has been supplied.");
 			rc = PAM_AUTHTOK_ERR;
 		} else if (old && strcmp(*new, old) == 0) {
-			say(pamh, flags, PAM_ERROR_MSG,
+			tcb_say(pamh, flags, PAM_ERROR_MSG,
 			    "The password has not been changed.");
 			rc = PAM_AUTHTOK_ERR;
 		} else {
@@ -122,7 +115,7 @@ prelim(pam_handle_t *pamh, int flags, const struct tcb_opts *o,
 	if (root_mode || (o->nullok && u->hash && !*u->hash))
 		return PAM_SUCCESS;
 	snprintf(msg, sizeof(msg), "Changing password for %s.", name);
-	say(pamh, flags, PAM_TEXT_INFO, msg);
+	tcb_say(pamh, flags, PAM_TEXT_INFO, msg);
 	rc = tcb_authenticate(pamh, o, PAM_OLDAUTHTOK, "Current password: ",
 	    ", for password management");
 	if (rc != PAM_SUCCESS)
@@ -158,7 +151,7 @@ pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
 	if (u->hash && u->hash[0] == '*' && strcmp(u->hash, "*NP*") != 0) {
 		pam_syslog(pamh, LOG_NOTICE, "%s has no modifiable password",
 		    name);
-		say(pamh, flags, PAM_ERROR_MSG, "You do not have a modifiable "
+		tcb_say(pamh, flags, PAM_ERROR_MSG, "You do not have a modifiable "
 		    "password.");
 		rc = PAM_AUTHTOK_ERR;
 		goto out;

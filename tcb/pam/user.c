@@ -13,8 +13,17 @@
 #include <string.h>
 #include <time.h>
 
+#include <security/pam_ext.h>
+
 #include "owlet.h"
 #include "pam_tcb.h"
+
+void
+tcb_say(pam_handle_t *pamh, int flags, int style, const char *msg)
+{
+	if (!(flags & PAM_SILENT))
+		pam_prompt(pamh, style, NULL, "%s", msg);
+}
 
 long
 tcb_today(void)
