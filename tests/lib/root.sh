@@ -191,3 +191,15 @@ set_pass() {
 	chmod 0640 "$1/etc/shadow.new" && chgrp 42 "$1/etc/shadow.new" &&
 	mv "$1/etc/shadow.new" "$1/etc/shadow"
 }
+
+# need_stage STAGE: stage_sys STAGE for a test, or end it: skipped when
+# make deps has not unpacked pam_passwdqc, failed (one TAP line) when
+# staging itself fails.
+need_stage() {
+	[ -e "$TOP/build/cache/extract/lib/$(cc -print-multiarch)/security/pam_passwdqc.so" ] ||
+		skip_all "pam_passwdqc not unpacked (make deps)"
+	if ! stage_sys "$1"; then
+		ok 1 "owlet staged with make install DESTDIR (stage_sys)"
+		done_testing
+	fi
+}

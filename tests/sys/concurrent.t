@@ -21,12 +21,7 @@ if [ ! -x "$PROBE" ]; then
 fi
 tmpdir
 S=$T/stage
-[ -e "$TOP/build/cache/extract/lib/$(cc -print-multiarch)/security/pam_passwdqc.so" ] ||
-	skip_all "pam_passwdqc not unpacked (make deps)"
-if ! stage_sys "$S"; then
-	ok 1 "owlet staged with make install DESTDIR (stage_sys)"
-	done_testing
-fi
+need_stage "$S"
 
 USERS="u1 u2 u3 u4 u5 u6 u7 u8"
 N=200
