@@ -31,6 +31,7 @@ include tcb/pam/pam.mk
 include tcb/pam/conf.mk
 include tcb/progs/progs.mk
 include seal/seal.mk
+include control/control.mk
 include tests/tests.mk
 include tests/compat/compat.mk
 include tests/fuzz/fuzz.mk
@@ -48,7 +49,10 @@ $(B)/%.o: %.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
--include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
+# Dependency files only: $(B)/cache and $(B)/image hold whole Debian roots,
+# whose files named *.d (invoke-rc.d, ...) are not makefiles.
+-include $(shell find $(B) \( -path $(B)/cache -o -path $(B)/image \) -prune \
+    -o -name '*.d' -type f -print 2>/dev/null)
 
 deps:
 	@sh mk/deps.sh

@@ -75,6 +75,15 @@ int owlet_replace_begin(struct owlet_replace *r, int dirfd, const char *name,
 int owlet_replace_commit(struct owlet_replace *r);
 void owlet_replace_abort(struct owlet_replace *r);
 
+/* wholefile.c: read DIRFD/NAME (owlet_open_trusted checks, at most MAX
+ * bytes) into a malloc'ed, NUL-terminated buffer; 0 or -1 with errno. */
+int owlet_read_file(int dirfd, const char *name, off_t max, char **data,
+    size_t *len, struct stat *st);
+/* Replace DIRFD/NAME by DATA atomically (owlet_replace_*); returns as
+ * owlet_replace_commit. */
+int owlet_write_replace(int dirfd, const char *name, const void *data,
+    size_t len, mode_t mode, uid_t uid, gid_t gid);
+
 /* safeopen.c: open a file we are about to trust, relative to a dir fd, never
  * following a symlink in the last component; fstat checks: regular file,
  * link count 1, size <= max.  Returns the fd or -1 (ELOOP/EINVAL/EFBIG...). */

@@ -1,0 +1,415 @@
+/*
+ * control: named, verifiable states for every privilege-relevant setting
+ * (Owl's owl-control, for Debian).  See control(8) and control-facility(5).
+ *
+ * Root only: it changes the privilege of programs.  It is run by root
+ * from a shell, an image builder or apt's hook, never set-ID, so the
+ * environment is not attacker-controlled; still, fds 0-2 are made valid
+ * (a closed stdout must not turn into a written config file) and tools it
+ * runs get a fixed environment (root.c).
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "json.h"
+#include "owlet.h"
+
+enum cmd { C_LIST, C_CHECK, C_AUDIT, C_DUMP, C_RESTORE, C_REAPPLY,
+	C_DEFAULTS };
+
+static int json, quiet;
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: control [--root DIR] [--json]\n"
+	    "       control [--root DIR] FACILITY [status|list|help|summary|STATE]\n"
+	    "       control [--root DIR] --check [--json]\n"
+	    "       control [--root DIR] --audit [--json]\n"
+	    "       control [--root DIR] --dump [FACILITY...]\n"
+	    "       control [--root DIR] --restore [FILE]\n"
+	    "       control [--root DIR] --reapply [--quiet]\n"
+	    "       control [--root DIR] --defaults\n");
+	exit(2);
+}
+
+static void
+fds_sane(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
+		;
+	if (fd < 0)
+		err(1, "/dev/null");
+	close(fd);
+}
+
+static void
+open_root(struct ctl *c, const char *root)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+
+	c->root = root ? root : "";
+	c->live = !root || strcmp(root, "/") == 0;
+	if (root && strcmp(root, "/") == 0)
+		c->root = "";
+	c->rootfd = open(c->root[0] ? c->root : "/", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC);
+	if (c->rootfd < 0)
+		err(1, "%s", c->root[0] ? c->root : "/");
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		err(1, "/proc/self/exe");
+	self[n] = '\0';
+	snprintf(c->bindir, sizeof(c->bindir), "%s", dirname(self));
+}
+
+/* One switch at a time per root: ROOT/etc/control.d/lock. */
+static void
+lock_root(struct ctl *c)
+{
+	int dfd, fd;
+
+	dfd = ctl_mkdirs(c, "etc/control.d", 0700);
+	if (dfd < 0)
+		err(1, "%s", ctl_path(c, "/etc/control.d"));
+	fd = openat(dfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	close(dfd);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0)
+		err(1, "%s", ctl_path(c, "/etc/control.d/lock"));
+	/* held until exit */
+}
+
+static struct facility *
+facility_or_die(struct ctl *c, const char *name)
+{
+	struct facility *f = find_facility(c, name);
+
+	if (!f)
+		errx(1, "No such facility: %s", name);
+	if (!engine_available(c, f))
+		errx(1, "%s: not installed here (%s is missing)", f->name,
+		    ctl_path(c, f->requires));
+	return f;
+}
+
+static void
+print_states(const struct facility *f, const char *sep)
+{
+	int i;
+
+	for (i = 0; i < f->nstate; i++)
+		printf("%s%s", i ? sep : "", f->state[i].name);
+}
+
+static int
+cmd_list(struct ctl *c)
+{
+	const char *st;
+	int i, j, err, first = 1, rc = 0;
+	char chosen[FAC_NAME_MAX + 1];
+
+	if (json)
+		printf("[");
+	for (i = 0; i < c->nfac; i++) {
+		struct facility *f = &c->fac[i];
+		if (!engine_available(c, f))
+			continue;
+		st = engine_status(c, f, &err);
+		rc |= err;
+		if (!json) {
+			printf("%-15s %-15s (", f->name, st ? st : "unknown");
+			print_states(f, " ");
+			printf(")\n");
+			continue;
+		}
+		printf("%s\n  {\"facility\": ", first ? "" : ",");
+		json_str(f->name);
+		printf(", \"state\": ");
+		json_str(st ? st : "unknown");
+		printf(", \"default\": ");
+		json_str(f->deflt);
+		printf(", \"configured\": ");
+		json_str(states_get(c, f->name, chosen, sizeof(chosen)) == 1 ?
+		    chosen : NULL);
+		printf(", \"states\": [");
+		for (j = 0; j < f->nstate; j++) {
+			printf("%s", j ? ", " : "");
+			json_str(f->state[j].name);
+		}
+		printf("]}");
+		first = 0;
+	}
+	if (json)
+		printf("\n]\n");
+	return rc;
+}
+
+static int
+cmd_facility(struct ctl *c, int argc, char **argv)
+{
+	struct facility *f = facility_or_die(c, argv[0]);
+	const char *arg = argc > 1 ? argv[1] : "status", *st;
+	int i, err;
+
+	if (argc > 2)
+		usage();
+	if (strcmp(arg, "status") == 0) {
+		st = engine_status(c, f, &err);
+		printf("%s\n", st ? st : "unknown");
+		return err;
+	}
+	if (strcmp(arg, "list") == 0) {
+		print_states(f, " ");
+		printf("\n");
+		return 0;
+	}
+	if (strcmp(arg, "summary") == 0) {
+		printf("%s\n", f->summary ? f->summary : f->name);
+		return 0;
+	}
+	if (strcmp(arg, "help") == 0) {
+		for (i = 0; i < f->nstate; i++)
+			printf("%s: %s\n", f->state[i].name,
+			    f->state[i].help ? f->state[i].help : "");
+		return 0;
+	}
+	lock_root(c);
+	return engine_set(c, f, facility_canonical(f, arg)) < 0;
+}
+
+/* Facilities whose recorded choice differs from what the system shows. */
+static int
+cmd_check(struct ctl *c, int reapply)
+{
+	char chosen[FAC_NAME_MAX + 1];
+	const char *st;
+	int i, err, drift = 0, first = 1, rc;
+
+	if (reapply)
+		lock_root(c);
+	if (json && !reapply)
+		printf("[");
+	for (i = 0; i < c->nfac; i++) {
+		struct facility *f = &c->fac[i];
+		if ((rc = states_get(c, f->name, chosen, sizeof(chosen))) <= 0) {
+			drift |= rc < 0;
+			continue;
+		}
+		st = engine_available(c, f) ? engine_status(c, f, &err) : NULL;
+		if (st && strcmp(st, chosen) == 0)
+			continue;
+		if (reapply) {
+			if (!quiet)
+				printf("%s: %s -> %s\n", f->name,
+				    st ? st : "unknown", chosen);
+			drift |= engine_set(c, f, chosen) < 0;
+			continue;
+		}
+		drift = 1;
+		if (!json) {
+			printf("%s: configured %s, found %s\n", f->name, chosen,
+			    engine_available(c, f) ? (st ? st : "unknown") :
+			    "not installed");
+			continue;
+		}
+		printf("%s\n  {\"facility\": ", first ? "" : ",");
+		json_str(f->name);
+		printf(", \"configured\": ");
+		json_str(chosen);
+		printf(", \"found\": ");
+		json_str(engine_available(c, f) ? (st ? st : "unknown") :
+		    "not installed");
+		printf("}");
+		first = 0;
+	}
+	if (json && !reapply)
+		printf("%s]\n", first ? "" : "\n");
+	return drift;
+}
+
+static int
+cmd_dump(struct ctl *c, int argc, char **argv)
+{
+	const char *st;
+	int i, err, rc = 0;
+
+	for (i = 0; i < (argc ? argc : c->nfac); i++) {
+		struct facility *f = argc ? facility_or_die(c, argv[i]) :
+		    &c->fac[i];
+		if (!engine_available(c, f))
+			continue;
+		st = engine_status(c, f, &err);
+		rc |= err;
+		if (st)
+			printf("%s %s\n", f->name, st);
+		else if (argc)
+			warnx("%s: state unknown, not dumped", f->name);
+	}
+	return rc;
+}
+
+static int
+cmd_restore(struct ctl *c, const char *file)
+{
+	struct owlet_lines *lr = malloc(sizeof(*lr));
+	char *line, *state;
+	size_t len;
+	int fd, rc = 0, r;
+
+	if (!lr)
+		err(1, "out of memory");
+	fd = file && strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0)
+		err(1, "%s", file);
+	lock_root(c);
+	owlet_lines_init(lr, fd);
+	while ((r = owlet_lines_next(lr, &line, &len)) > 0) {
+		struct facility *f;
+		if (!line[0] || line[0] == '#')
+			continue;
+		state = strchr(line, ' ');
+		if (state)
+			*state++ = '\0';
+		if (!state || !facility_name_ok(line) ||
+		    !facility_name_ok(state)) {
+			warnx("%s:%lu: expected \"FACILITY STATE\"",
+			    file ? file : "stdin", lr->lineno);
+			rc = 1;
+			continue;
+		}
+		f = find_facility(c, line);
+		if (!f || !engine_available(c, f)) {
+			warnx("%s:%lu: %s: no such facility here",
+			    file ? file : "stdin", lr->lineno, line);
+			rc = 1;
+			continue;
+		}
+		rc |= engine_set(c, f, facility_canonical(f, state)) < 0;
+	}
+	if (r < 0) {
+		warnx("%s:%lu: line too long or NUL byte", file ? file : "stdin",
+		    lr->lineno);
+		rc = 1;
+	}
+	free(lr);
+	return rc;
+}
+
+static int
+cmd_defaults(struct ctl *c)
+{
+	int i, rc = 0;
+
+	lock_root(c);
+	for (i = 0; i < c->nfac; i++) {
+		struct facility *f = &c->fac[i];
+		if (!f->deflt || !engine_available(c, f))
+			continue;
+		if (engine_set(c, f, f->deflt) < 0)
+			rc = 1;
+		else if (!quiet)
+			printf("%s %s\n", f->name, f->deflt);
+	}
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "check", no_argument, NULL, C_CHECK + 256 },
+		{ "audit", no_argument, NULL, C_AUDIT + 256 },
+		{ "dump", no_argument, NULL, C_DUMP + 256 },
+		{ "restore", no_argument, NULL, C_RESTORE + 256 },
+		{ "reapply", no_argument, NULL, C_REAPPLY + 256 },
+		{ "defaults", no_argument, NULL, C_DEFAULTS + 256 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct ctl c = { 0 };
+	const char *root = NULL;
+	enum cmd cmd = C_LIST;
+	int ch, load_rc, rc;
+
+	fds_sane();
+	umask(022);
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (ch >= 256) {
+			if (cmd != C_LIST)
+				usage();
+			cmd = (enum cmd)(ch - 256);
+		} else if (ch == 'r')
+			root = optarg;
+		else if (ch == 'j')
+			json = 1;
+		else if (ch == 'q')
+			quiet = 1;
+		else
+			usage();
+	}
+	argc -= optind;
+	argv += optind;
+	if (getuid() != 0 || geteuid() != 0)
+		errx(1, "only root can do this");
+	open_root(&c, root);
+	load_rc = load_facilities(&c);
+	switch (cmd) {
+	case C_LIST:
+		rc = argc ? cmd_facility(&c, argc, argv) : cmd_list(&c);
+		break;
+	case C_CHECK:
+	case C_REAPPLY:
+		if (argc)
+			usage();
+		rc = cmd_check(&c, cmd == C_REAPPLY);
+		break;
+	case C_AUDIT:
+		if (argc)
+			usage();
+		rc = audit_run(&c, json);
+		break;
+	case C_DUMP:
+		rc = cmd_dump(&c, argc, argv);
+		break;
+	case C_RESTORE:
+		if (argc > 1)
+			usage();
+		rc = cmd_restore(&c, argc ? argv[0] : NULL);
+		break;
+	case C_DEFAULTS:
+		if (argc)
+			usage();
+		rc = cmd_defaults(&c);
+		break;
+	default:
+		usage();
+	}
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(1, "stdout");
+	/* A facility file that failed to load was named on stderr; a
+	 * whole-system command still did what it could, but its status
+	 * says the picture is incomplete.  One facility's command is not
+	 * affected by another's broken file. */
+	if (cmd == C_LIST && argc)
+		load_rc = 0;
+	return rc || load_rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,150 @@
+/*
+ * The control engine.  Threat model: control runs as root and changes the
+ * privilege of programs.  The facility files are root's intent; the tree
+ * it acts on may contain paths that a less trusted party influenced (a
+ * package, a compromised service account owning a directory, an image
+ * being prepared).  So every object is reached from the root directory fd
+ * one component at a time with O_NOFOLLOW, every directory on the way must
+ * be root-owned and not writable by group or others, and every change is
+ * made on the opened fd (fchown/fchmod/fsetxattr), never by name.
+ *
+ * Invariant (DESIGN.md 3): `control F S` reaches S and reads it back, or
+ * puts back what it changed and exits non-zero; in between, no program is
+ * more privileged than in both the old and the new state (file.c orders
+ * each transition so).
+ */
+#ifndef CONTROL_CTL_H
+#define CONTROL_CTL_H
+
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "facility.h"
+
+#define CTL_TEXT_MAX	((off_t)1 << 20)	/* config files we edit */
+#define CTL_SYSCTL_FILE	"etc/sysctl.d/90-control.conf"
+#define CTL_STATE_DIR	"var/lib/owlet/control"	/* saved PAM files */
+#define CTL_PAM_DIR	"usr/share/owlet/pam"	/* shipped stacks */
+
+struct undo;
+
+struct ctl {
+	const char *root;	/* --root DIR for messages, "" for / */
+	int rootfd;
+	int live;		/* acting on the running system (root /):
+				 * sysctls also go to /proc/sys */
+	char bindir[PATH_MAX];	/* where tcb_convert and tcb_unconvert are */
+	int detecting;		/* reading states: a missing user or group
+				 * means "does not hold", not an error */
+	struct undo *undo;	/* what the current switch changed, newest
+				 * first */
+	struct facility *fac;	/* all loaded facilities */
+	int nfac;
+};
+
+/* A path for messages: PATH under --root. */
+const char *ctl_path(const struct ctl *c, const char *path);
+
+/* snprintf that fails (-1, ENAMETOOLONG) instead of truncating. */
+int ctl_fmt(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* root.c: reaching objects safely. */
+/* Open the directory holding PATH (absolute, as in facility files);
+ * *BASE points to the last component.  Every directory from the root
+ * down must be a real directory (no symlink), root-owned, not group- or
+ * world-writable.  -1 with errno (ELOOP: symlink, EPERM: unsafe dir). */
+int ctl_open_parent(struct ctl *c, const char *path, const char **base);
+/* Ensure ROOT/REL (a relative path of directories) exists, creating the
+ * missing ones root:root MODE; returns an fd of the last one or -1. */
+int ctl_mkdirs(struct ctl *c, const char *rel, mode_t mode);
+/* Users and groups of the root's own passwd/group files (never NSS). */
+int ctl_uid(struct ctl *c, const char *name, uid_t *uid);
+int ctl_gid(struct ctl *c, const char *name, gid_t *gid);
+/* NAME for an id, or the decimal id; into BUF. */
+const char *ctl_user_name(struct ctl *c, uid_t uid, char *buf, size_t len);
+const char *ctl_group_name(struct ctl *c, gid_t gid, char *buf, size_t len);
+/* Expand ${gid:NAME} and ${uid:NAME} in TEXT into OUT; 0 or -1 (named
+ * group/user missing: message printed). */
+int ctl_expand(struct ctl *c, const char *text, char *out, size_t len);
+/* Run BINDIR/PROG [--root ROOT] with an empty environment; its exit
+ * status, or -1. */
+int ctl_run_tool(struct ctl *c, const char *prog);
+
+/* Each object kind: does the action hold (1/0, -1 error printed), and
+ * apply it (0, -1 printed), recording undo entries first. */
+int file_holds(struct ctl *c, const struct act *a);
+int file_apply(struct ctl *c, const struct act *a);
+int text_line_holds(struct ctl *c, const struct act *a);
+int text_line_apply(struct ctl *c, const struct act *a);
+int sysctl_holds(struct ctl *c, const struct act *a);
+int sysctl_apply(struct ctl *c, const struct act *a);
+int pam_holds(struct ctl *c, const struct facility *f, const struct act *a);
+int pam_apply(struct ctl *c, const struct facility *f, const struct act *a);
+int shadow_holds(struct ctl *c, const struct act *a);
+int shadow_apply(struct ctl *c, const struct act *a);
+int group_holds(struct ctl *c, const struct act *a);
+int group_apply(struct ctl *c, const struct act *a);
+
+/* undo.c: before changing an object, record how to put it back. */
+int undo_attrs(struct ctl *c, const char *path, int fd,
+    const struct stat *st);
+int undo_content(struct ctl *c, const char *path, const char *data,
+    size_t len, const struct stat *st);	/* data NULL: did not exist */
+int undo_shadow(struct ctl *c, int was_tcb);
+int undo_live_sysctl(struct ctl *c, const char *key, const char *value);
+/* Put back everything recorded, newest first; 0 if all went back. */
+int undo_rollback(struct ctl *c);
+void undo_forget(struct ctl *c);
+
+/* file.c, used by undo too: move the object on FD from ST to the target
+ * in a privilege-monotone order; CAPS is raw security.capability xattr
+ * data (NULL/0: none) or, if CAPTEXT is set, the text form. */
+int file_transition(int fd, const struct stat *st, mode_t mode, uid_t uid,
+    gid_t gid, const char *captext, const void *caps, size_t caplen);
+
+/* text.c, shared by lines, sysctls and PAM stacks. */
+/* ROOT/PATH into *DATA: 0, 1 missing, -1 error (printed). */
+int text_read(struct ctl *c, const char *path, char **data, size_t *len,
+    struct stat *st);
+/* Replace ROOT/PATH by DATA (owner and mode of OLDST, or root 0644 for a
+ * new file), recording OLD (OLDST NULL: did not exist) for undo. */
+int text_write(struct ctl *c, const char *path, const char *old,
+    size_t oldlen, const struct stat *oldst, const char *data, size_t len);
+/* The lines of PATH containing WORD hold one of A's values (1/0/-1). */
+int text_lines_hold(struct ctl *c, const struct act *a, const char *path,
+    const char *word);
+/* Set the lines of PATH containing WORD to WANT (NULL: none active). */
+int text_set_lines(struct ctl *c, const char *path, const char *word,
+    const char *want);
+
+/* shadow.c: convert to tcb (1) or back to /etc/shadow (0), no undo. */
+int shadow_switch(struct ctl *c, int to_tcb);
+/* sysctl.c: write VALUE to /proc/sys/KEY. */
+int sysctl_write_live(const char *key, const char *value);
+
+/* engine.c */
+/* The current state of F: a state name, or NULL for unknown.  *ERR set
+ * when an error (printed) prevented detection. */
+const char *engine_status(struct ctl *c, const struct facility *f, int *err);
+/* Switch F to STATE (canonical name); 0 or -1 (printed, rolled back). */
+int engine_set(struct ctl *c, const struct facility *f, const char *state);
+int engine_available(struct ctl *c, const struct facility *f);
+
+/* load.c */
+int load_facilities(struct ctl *c);
+struct facility *find_facility(struct ctl *c, const char *name);
+
+/* states.c: the chosen state of each facility, ROOT/etc/control.d/states. */
+int states_get(struct ctl *c, const char *fac, char *state, size_t len);
+int states_set(struct ctl *c, const char *fac, const char *state);
+
+/* statoverride.c: register file/dir modes with dpkg-statoverride's
+ * database so package upgrades keep them. */
+int statoverride_register(struct ctl *c, const struct state *s);
+
+/* audit.c */
+int audit_run(struct ctl *c, int json);
+
+#endif

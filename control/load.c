@@ -1,0 +1,135 @@
+/*
+ * Facility files: shipped ones in /usr/share/owlet/facilities/, local
+ * ones in /etc/control.d/facilities/ (a local file replaces the shipped
+ * one of the same name).  As in Owl, a name containing a dot is not a
+ * facility (dpkg leaves *.dpkg-old, *.dpkg-dist; editors leave *~ too).
+ * A facility file must be a root-owned regular file that nobody else can
+ * write, in a directory that is safe the same way: it decides what
+ * control will do as root.
+ */
+#include <dirent.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "owlet.h"
+
+#define FAC_MAX		128
+
+static const char *const fac_dirs[] = {
+	"/usr/share/owlet/facilities",
+	"/etc/control.d/facilities",	/* later wins */
+};
+
+static int
+load_one(struct ctl *c, int dfd, const char *dir, const char *name)
+{
+	char source[FAC_PATH_MAX + NAME_MAX + 2], msg[FAC_PATH_MAX + 256];
+	struct facility f;
+	struct stat st;
+	char *data;
+	size_t len;
+	int i;
+
+	snprintf(source, sizeof(source), "%s/%s", ctl_path(c, dir), name);
+	if (owlet_read_file(dfd, name, FAC_FILE_MAX, &data, &len, &st) < 0) {
+		if (errno == EINVAL || errno == ELOOP)
+			warnx("%s: not a regular single-link file", source);
+		else
+			warn("%s", source);
+		return -1;
+	}
+	if (st.st_uid != 0 || (st.st_mode & 022)) {
+		warnx("%s: not root-owned or writable by others; ignored",
+		    source);
+		free(data);
+		return -1;
+	}
+	if (facility_parse(&f, name, source, data, len, msg, sizeof(msg)) < 0) {
+		warnx("%s", msg);
+		free(data);
+		return -1;
+	}
+	free(data);
+	for (i = 0; i < c->nfac; i++)
+		if (strcmp(c->fac[i].name, name) == 0) {
+			facility_free(&c->fac[i]);
+			c->fac[i] = f;
+			return 0;
+		}
+	if (c->nfac == FAC_MAX) {
+		warnx("%s: more than %d facilities", source, FAC_MAX);
+		facility_free(&f);
+		return -1;
+	}
+	c->fac[c->nfac++] = f;
+	return 0;
+}
+
+static int
+cmp_fac(const void *a, const void *b)
+{
+	return strcmp(((const struct facility *)a)->name,
+	    ((const struct facility *)b)->name);
+}
+
+int
+load_facilities(struct ctl *c)
+{
+	char probe[FAC_PATH_MAX];
+	struct dirent *e;
+	const char *base;
+	size_t i;
+	int dfd, rc = 0;
+	DIR *d;
+
+	c->fac = calloc(FAC_MAX, sizeof(*c->fac));
+	if (!c->fac) {
+		warnx("out of memory");
+		return -1;
+	}
+	for (i = 0; i < sizeof(fac_dirs) / sizeof(fac_dirs[0]); i++) {
+		snprintf(probe, sizeof(probe), "%s/x", fac_dirs[i]);
+		dfd = ctl_open_parent(c, probe, &base);
+		if (dfd < 0) {
+			if (errno == ENOENT)
+				continue;
+			warn("%s", ctl_path(c, fac_dirs[i]));
+			rc = -1;
+			continue;
+		}
+		if (!(d = owlet_opendir_at(dfd))) {
+			warn("%s", ctl_path(c, fac_dirs[i]));
+			close(dfd);
+			rc = -1;
+			continue;
+		}
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.' || strchr(e->d_name, '.') ||
+			    strchr(e->d_name, '~'))
+				continue;
+			if (load_one(c, dfd, fac_dirs[i], e->d_name) < 0)
+				rc = -1;
+		}
+		closedir(d);
+		close(dfd);
+	}
+	qsort(c->fac, (size_t)c->nfac, sizeof(*c->fac), cmp_fac);
+	return rc;
+}
+
+struct facility *
+find_facility(struct ctl *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->nfac; i++)
+		if (strcmp(c->fac[i].name, name) == 0)
+			return &c->fac[i];
+	return NULL;
+}

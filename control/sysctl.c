@@ -1,0 +1,152 @@
+/*
+ * Kernel settings.  The persistent form is a "KEY = VALUE" line in
+ * /etc/sysctl.d/90-control.conf (late in systemd-sysctl's order, so it
+ * wins over packaged defaults); "-" means control sets nothing.  When
+ * control acts on the running system (no --root), the value also goes to
+ * /proc/sys at once and the running value must agree for the state to
+ * hold: net.ipv4.ping_group_range is per network namespace, and the test
+ * of a state is what the kernel enforces now, not what a file promises.
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "owlet.h"
+
+#define SYSCTL_FILE	"/" CTL_SYSCTL_FILE
+#define VALUE_MAX	256
+
+static void
+proc_path(const char *key, char *buf, size_t len)
+{
+	size_t i;
+
+	snprintf(buf, len, "/proc/sys/%s", key);
+	for (i = strlen("/proc/sys/"); buf[i]; i++)
+		if (buf[i] == '.')
+			buf[i] = '/';
+}
+
+/* The running value, blanks normalised; 0 or -1. */
+static int
+read_live(const char *key, char *out, size_t len)
+{
+	char path[256], raw[VALUE_MAX];
+	ssize_t n;
+	size_t i, o = 0;
+	int fd;
+
+	proc_path(key, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = owlet_read_full(fd, raw, sizeof(raw) - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < (size_t)n && o + 1 < len; i++) {
+		int blank = raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n';
+		if (!blank)
+			out[o++] = raw[i];
+		else if (o && out[o - 1] != ' ')
+			out[o++] = ' ';
+	}
+	while (o && out[o - 1] == ' ')
+		o--;
+	out[o] = '\0';
+	return 0;
+}
+
+int
+sysctl_write_live(const char *key, const char *value)
+{
+	char path[256];
+	int fd, rc;
+
+	proc_path(key, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	rc = owlet_write_full(fd, value, strlen(value));
+	if (close(fd) < 0)
+		rc = -1;
+	return rc;
+}
+
+/* A copy of A whose values are the whole "KEY = VALUE" lines. */
+static void
+as_lines(const struct act *a, struct act *l,
+    char buf[FAC_ALTS_MAX][FAC_TEXT_MAX + 1])
+{
+	int i;
+
+	*l = *a;
+	for (i = 0; i < a->nalt; i++) {
+		if (!a->alt[i])
+			continue;
+		snprintf(buf[i], FAC_TEXT_MAX + 1, "%s = %s", a->path, a->alt[i]);
+		l->alt[i] = buf[i];
+	}
+}
+
+int
+sysctl_holds(struct ctl *c, const struct act *a)
+{
+	char buf[FAC_ALTS_MAX][FAC_TEXT_MAX + 1], live[VALUE_MAX],
+	    want[VALUE_MAX];
+	struct act l;
+	int rc;
+
+	as_lines(a, &l, buf);
+	rc = text_lines_hold(c, &l, SYSCTL_FILE, a->path);
+	if (rc != 1 || !c->live || !a->alt[0])
+		return rc;
+	/* The file holds one of the values; the kernel must run the first
+	 * (the one control writes), or one the file itself names. */
+	if (read_live(a->path, live, sizeof(live)) < 0) {
+		warn("/proc/sys: %s", a->path);
+		return -1;
+	}
+	for (rc = 0; rc < a->nalt; rc++) {
+		if (!a->alt[rc])
+			continue;
+		if (ctl_expand(c, a->alt[rc], want, sizeof(want)) < 0)
+			return -1;
+		if (strcmp(live, want) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int
+sysctl_apply(struct ctl *c, const struct act *a)
+{
+	char value[VALUE_MAX], line[FAC_TEXT_MAX + 1], old[VALUE_MAX];
+	int fd;
+
+	if (a->alt[0] && ctl_expand(c, a->alt[0], value, sizeof(value)) < 0)
+		return -1;
+	fd = ctl_mkdirs(c, "etc/sysctl.d", 0755);
+	if (fd < 0) {
+		warn("%s", ctl_path(c, "/etc/sysctl.d"));
+		return -1;
+	}
+	close(fd);
+	if (a->alt[0])
+		snprintf(line, sizeof(line), "%s = %s", a->path, value);
+	if (text_set_lines(c, SYSCTL_FILE, a->path, a->alt[0] ? line : NULL) < 0)
+		return -1;
+	if (!c->live || !a->alt[0])
+		return 0;
+	if (read_live(a->path, old, sizeof(old)) < 0 ||
+	    undo_live_sysctl(c, a->path, old) < 0 ||
+	    sysctl_write_live(a->path, value) < 0) {
+		warn("/proc/sys: cannot set %s = %s", a->path, value);
+		return -1;
+	}
+	return 0;
+}
