@@ -8,10 +8,20 @@
  * "# auth required pam_wheel.so" is switched on in place), else TEXT is
  * appended.  "-" comments the lines out.  Every other byte is kept, and
  * the file is replaced atomically with its owner and mode.
+ *
+ * Going back must give back the administrator's file, not a normalised
+ * one: the first time control rewrites WORD's lines of a file it records
+ * what was there (the raw active line, the raw commented line it revived,
+ * or nothing) in /var/lib/owlet/control/lines.  A later value that the
+ * recorded line already expresses is written as that raw line; "-" puts
+ * the recorded comment back, or deletes a line control itself appended.
+ * So `control passwd tcb; control passwd traditional` restores
+ * nsswitch.conf and login.defs byte for byte.
  */
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -218,19 +228,21 @@ put(struct obuf *o, const char *s, size_t n)
 }
 
 /*
- * DATA with WORD's lines set to WANT (NULL: commented out); result in
- * *OUT (malloc'ed).  0 or -1 (ENOMEM).
+ * DATA with WORD's active lines rewritten into O: the first becomes FIRST
+ * (NULL: treated like the others), the others are commented out, or
+ * deleted with DROP.  With FIRST and no active line, the first commented
+ * line mentioning WORD is replaced, else FIRST is appended.  0 or -1.
  */
 static int
-edit_lines(const char *data, size_t len, const char *word, const char *want,
-    struct obuf *o)
+edit_lines(const char *data, size_t len, const char *word, const char *first,
+    int drop, struct obuf *o)
 {
 	const char *p, *end = data + len, *l, *revive = NULL;
 	size_t n, from;
 	int done = 0, rc = 0;
 
 	/* pass 1: is there an active line, or a commented one to revive? */
-	if (want) {
+	if (first) {
 		int active = 0;
 		for (p = data; (l = next_line(&p, end, &n));) {
 			int k = line_kind(l, n, &from);
@@ -245,18 +257,20 @@ edit_lines(const char *data, size_t len, const char *word, const char *want,
 	for (p = data; (l = next_line(&p, end, &n));) {
 		int k = line_kind(l, n, &from);
 		int mine = (k == 1 && has_word(l, n, from, word)) || l == revive;
-		if (mine && want && !done) {
-			rc |= put(o, want, strlen(want));
+		if (mine && first && !done) {
+			rc |= put(o, first, strlen(first));
 			done = 1;
-		} else if (mine && k == 1) {
+		} else if (mine && k == 1 && drop)
+			continue;
+		else if (mine && k == 1) {
 			rc |= put(o, "# ", 2);
 			rc |= put(o, l, n);
 		} else
 			rc |= put(o, l, n);
 		rc |= put(o, "\n", 1);
 	}
-	if (want && !done) {
-		rc |= put(o, want, strlen(want));
+	if (first && !done) {
+		rc |= put(o, first, strlen(first));
 		rc |= put(o, "\n", 1);
 	}
 	if (rc)
@@ -264,32 +278,153 @@ edit_lines(const char *data, size_t len, const char *word, const char *want,
 	return rc ? -1 : 0;
 }
 
-/* Set FILE's WORD lines to A's first value (WANT already expanded). */
-int
-text_set_lines(struct ctl *c, const char *path, const char *word,
-    const char *want)
+/* What WORD's lines of DATA were, as recorded: '=' raw active line, '#'
+ * raw commented line, '-' none. */
+static void
+origin_of(const char *data, size_t len, const char *word, char *out,
+    size_t olen)
+{
+	const char *p = data, *end = data + len, *l, *comment = NULL;
+	size_t n, from, cn = 0;
+
+	while ((l = next_line(&p, end, &n))) {
+		int k = line_kind(l, n, &from);
+		if (k == 1 && has_word(l, n, from, word)) {
+			snprintf(out, olen, "=%.*s", (int)n, l);
+			return;
+		}
+		if (k == 2 && !comment && has_word(l, n, from, word)) {
+			comment = l;
+			cn = n;
+		}
+	}
+	if (comment)
+		snprintf(out, olen, "#%.*s", (int)cn, comment);
+	else
+		snprintf(out, olen, "-");
+}
+
+#define ORIGINS	CTL_STATE_DIR "/lines"
+
+/* The recorded origin of PATH's WORD lines into OUT: 1, 0 none, -1. */
+static int
+origin_get(struct ctl *c, const char *path, const char *word, char *out,
+    size_t olen)
+{
+	char *data, *p, *nl;
+	size_t len, pl = strlen(path), wl = strlen(word);
+	struct stat st;
+	int rc;
+
+	if ((rc = text_read(c, "/" ORIGINS, &data, &len, &st)) != 0)
+		return rc == 1 ? 0 : -1;
+	rc = 0;
+	for (p = data; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		if (strncmp(p, path, pl) == 0 && p[pl] == '\t' &&
+		    strncmp(p + pl + 1, word, wl) == 0 && p[pl + 1 + wl] == '\t') {
+			snprintf(out, olen, "%.*s", (int)(nl - (p + pl + wl + 2)),
+			    p + pl + wl + 2);
+			rc = 1;
+			break;
+		}
+	}
+	free(data);
+	return rc;
+}
+
+static int
+origin_add(struct ctl *c, const char *path, const char *word,
+    const char *origin)
 {
 	struct obuf o = { NULL, 0, 0 };
 	struct stat st;
 	char *data = NULL;
 	size_t len = 0;
-	int rc;
+	int rc, fd;
 
-	if ((rc = text_read(c, path, &data, &len, &st)) < 0)
+	if ((rc = text_read(c, "/" ORIGINS, &data, &len, &st)) < 0)
 		return -1;
-	if (rc == 1 && !want)
-		return 0;	/* no file, no such line */
-	if (edit_lines(rc == 1 ? "" : data, rc == 1 ? 0 : len, word, want,
-	    &o) < 0 || put(&o, "", 0) < 0) {
+	if ((rc == 0 && put(&o, data, len)) || put(&o, path, strlen(path)) ||
+	    put(&o, "\t", 1) || put(&o, word, strlen(word)) ||
+	    put(&o, "\t", 1) || put(&o, origin, strlen(origin)) ||
+	    put(&o, "\n", 1)) {
 		warnx("out of memory");
-		free(data);
-		free(o.p);
-		return -1;
+		rc = -1;
+		goto out;
 	}
-	rc = text_write(c, path, data, len, rc == 1 ? NULL : &st, o.p, o.len);
+	rc = -1;
+	if ((fd = ctl_mkdirs(c, CTL_STATE_DIR, 0700)) >= 0) {
+		rc = owlet_write_replace(fd, "lines", o.p, o.len, 0600, 0, 0) < 0 ?
+		    -1 : 0;
+		close(fd);
+	}
+	if (rc < 0)
+		warn("%s", ctl_path(c, "/" ORIGINS));
+out:
 	free(data);
 	free(o.p);
 	return rc;
+}
+
+static int
+same_words(const char *a, const char *b)
+{
+	char na[FAC_TEXT_MAX + 1], nb[FAC_TEXT_MAX + 1];
+
+	normalize(a, strlen(a), na, sizeof(na));
+	normalize(b, strlen(b), nb, sizeof(nb));
+	return strcmp(na, nb) == 0;
+}
+
+/* Set FILE's WORD lines to WANT (NULL: none active), preferring the
+ * administrator's own recorded text (see the top of this file). */
+int
+text_set_lines(struct ctl *c, const char *path, const char *word,
+    const char *want)
+{
+	struct obuf o = { NULL, 0, 0 };
+	char origin[FAC_TEXT_MAX + 2];
+	const char *first = want, *base = "";
+	struct stat st;
+	char *data = NULL;
+	size_t len = 0;
+	int rc, had, drop = 0;
+
+	if ((had = text_read(c, path, &data, &len, &st)) < 0)
+		return -1;
+	if (had == 1 && !want)
+		return 0;	/* no file, no such line */
+	if (had == 0)
+		base = data;
+	if ((rc = origin_get(c, path, word, origin, sizeof(origin))) < 0)
+		goto fail;
+	if (rc == 0) {
+		origin_of(base, had == 0 ? len : 0, word, origin, sizeof(origin));
+		if (origin_add(c, path, word, origin) < 0)
+			goto fail;
+	}
+	if (want && origin[0] == '=' && same_words(origin + 1, want))
+		first = origin + 1;
+	else if (!want && origin[0] == '#')
+		first = origin + 1;
+	else if (!want && origin[0] == '-')
+		drop = 1;
+	if (edit_lines(base, had == 0 ? len : 0, word, first, drop, &o) < 0 ||
+	    put(&o, "", 0) < 0) {
+		warnx("out of memory");
+		goto fail;
+	}
+	rc = text_write(c, path, data, len, had == 0 ? &st : NULL, o.p, o.len);
+	free(data);
+	free(o.p);
+	return rc;
+fail:
+	free(data);
+	free(o.p);
+	return -1;
 }
 
 int

@@ -73,8 +73,13 @@ parse_keywords(const char *list)
 static void
 add_exclude(struct seal_args *a, const char *path)
 {
-	a->exclude[a->nexclude++] = path[0] == '.' && path[1] == '/' ?
-	    path + 2 : path;
+	/* "./etc/x", "/etc/x" and "etc/x" all name the same path of the
+	 * tree */
+	if (path[0] == '.' && path[1] == '/')
+		path += 2;
+	while (path[0] == '/')
+		path++;
+	a->exclude[a->nexclude++] = path;
 }
 
 static unsigned
