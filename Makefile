@@ -32,6 +32,7 @@ include tcb/pam/conf.mk
 include tcb/progs/progs.mk
 include seal/seal.mk
 include control/control.mk
+include setup/setup.mk
 include tests/tests.mk
 include tests/compat/compat.mk
 include tests/fuzz/fuzz.mk

@@ -1,0 +1,134 @@
+/*
+ * Whole-entry edits of the account databases of the root being set up:
+ * append a line, remove one user's lines.  Files are read in full (size
+ * bounded), rebuilt in memory and replaced atomically with their owner
+ * and mode: at every instant the old or the new file.
+ */
+#include <err.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "owlet.h"
+#include "setup.h"
+
+static int
+read_etc(struct setup *s, const char *file, char **data, size_t *len,
+    struct stat *st)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/etc/%s", file);
+	if (owlet_read_file(s->etcfd, file, OWLET_DB_FILE_MAX, data, len,
+	    st) < 0) {
+		warn("%s", setup_path(s, path));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+write_etc(struct setup *s, const char *file, const char *data, size_t len,
+    const struct stat *st)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/etc/%s", file);
+	if (owlet_write_replace(s->etcfd, file, data, len, st->st_mode & 07777,
+	    st->st_uid, st->st_gid) < 0) {
+		warn("cannot replace %s", setup_path(s, path));
+		return -1;
+	}
+	return 0;
+}
+
+int
+etc_append(struct setup *s, const char *file, const char *line)
+{
+	size_t len, ll = strlen(line), nl;
+	struct stat st;
+	char *data, *out;
+	int rc;
+
+	if (read_etc(s, file, &data, &len, &st) < 0)
+		return -1;
+	nl = len && data[len - 1] != '\n';
+	if (!(out = malloc(len + nl + ll))) {
+		warnx("out of memory");
+		free(data);
+		return -1;
+	}
+	memcpy(out, data, len);
+	if (nl)
+		out[len] = '\n';
+	memcpy(out + len + nl, line, ll);
+	rc = write_etc(s, file, out, len + nl + ll, &st);
+	free(out);
+	free(data);
+	return rc;
+}
+
+int
+etc_remove(struct setup *s, const char *file, const char *name)
+{
+	size_t len, nl = strlen(name), o = 0;
+	struct stat st;
+	char *data, *out, *p, *eol;
+	int rc;
+
+	if (read_etc(s, file, &data, &len, &st) < 0)
+		return -1;
+	if (!(out = malloc(len + 1))) {
+		warnx("out of memory");
+		free(data);
+		return -1;
+	}
+	for (p = data; p < data + len; p = eol) {
+		eol = memchr(p, '\n', (size_t)(data + len - p));
+		eol = eol ? eol + 1 : data + len;
+		if (strncmp(p, name, nl) == 0 && p[nl] == ':')
+			continue;
+		memcpy(out + o, p, (size_t)(eol - p));
+		o += (size_t)(eol - p);
+	}
+	rc = write_etc(s, file, out, o, &st);
+	free(out);
+	free(data);
+	return rc;
+}
+
+int
+etc_passwd_find(struct setup *s, const char *name, uid_t *uid, char *home,
+    size_t homelen)
+{
+	struct owlet_lines *lr = malloc(sizeof(*lr));
+	char *line, *f[7];
+	size_t len;
+	unsigned int v;
+	int fd, rc, found = 0;
+
+	if (!lr)
+		return -1;
+	fd = openat(s->etcfd, "passwd", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		warn("%s", setup_path(s, "/etc/passwd"));
+		free(lr);
+		return -1;
+	}
+	owlet_lines_init(lr, fd);
+	while ((rc = owlet_lines_next(lr, &line, &len)) > 0) {
+		if (owlet_split(line, f, 7) != 7 || strcmp(f[0], name) != 0 ||
+		    owlet_parse_id(f[2], &v) < 0)
+			continue;
+		*uid = v;
+		if (home)
+			snprintf(home, homelen, "%s", f[5]);
+		found = 1;
+		break;
+	}
+	close(fd);
+	free(lr);
+	return found ? 1 : rc < 0 ? -1 : 0;
+}

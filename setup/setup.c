@@ -1,0 +1,143 @@
+/*
+ * owlet-setup: the owlet system's first-login settings and its
+ * administrator accounts (see owlet-setup(8)).
+ *
+ *   owlet-setup [--root DIR] [--stdin] root-password
+ *   owlet-setup [--root DIR] [--stdin] admin add NAME [--key FILE] [--password]
+ *   owlet-setup [--root DIR] admin del NAME
+ *   owlet-setup [--root DIR] admin list
+ *   owlet-setup [--root DIR] check
+ */
+#include <err.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "owlet.h"
+#include "setup.h"
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: owlet-setup [--root DIR] [--stdin] root-password\n"
+	    "       owlet-setup [--root DIR] [--stdin] admin add NAME [--key FILE] [--password]\n"
+	    "       owlet-setup [--root DIR] admin del NAME\n"
+	    "       owlet-setup [--root DIR] admin list\n"
+	    "       owlet-setup [--root DIR] check\n");
+	exit(2);
+}
+
+const char *
+setup_path(const struct setup *s, const char *path)
+{
+	static char buf[2][PATH_MAX + 64];
+	static int which;
+
+	which ^= 1;
+	snprintf(buf[which], sizeof(buf[which]), "%s%s", s->root, path);
+	return buf[which];
+}
+
+static int
+root_password(struct setup *s)
+{
+	char hash[HASH_MAX];
+	int lock, rc = -1;
+
+	if ((lock = owlet_pwlock(s->etcfd)) < 0) {
+		warn("cannot lock %s", setup_path(s, "/etc/.pwd.lock"));
+		return -1;
+	}
+	if (password_new(s, "root", hash, sizeof(hash)) == 0 &&
+	    shadow_set_hash(s, "root", 0, hash) == 0) {
+		printf("root password set\n");
+		rc = 0;
+	}
+	explicit_bzero(hash, sizeof(hash));
+	close(lock);
+	return rc;
+}
+
+static int
+admin(struct setup *s, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "key", required_argument, NULL, 'k' },
+		{ "password", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *key = NULL;
+	int ch, pass = 0;
+
+	if (argc < 2)
+		usage();
+	if (strcmp(argv[1], "list") == 0 && argc == 2)
+		return admin_list(s);
+	if (argc < 3)
+		usage();
+	if (strcmp(argv[1], "del") == 0 && argc == 3)
+		return admin_del(s, argv[2]);
+	if (strcmp(argv[1], "add") != 0)
+		usage();
+	optind = 3;
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (ch == 'k')
+			key = optarg;
+		else if (ch == 'p')
+			pass = 1;
+		else
+			usage();
+	}
+	if (optind != argc)
+		usage();
+	return admin_add(s, argv[2], key, pass);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "stdin", no_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct setup s = { .root = "" };
+	int ch, rc;
+
+	umask(077);
+	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (ch == 'r')
+			s.root = strcmp(optarg, "/") == 0 ? "" : optarg;
+		else if (ch == 's')
+			s.use_stdin = 1;
+		else
+			usage();
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		usage();
+	if (getuid() != 0 || geteuid() != 0)
+		errx(1, "only root can do this");
+	s.rootfd = open(s.root[0] ? s.root : "/", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC);
+	if (s.rootfd < 0 || (s.etcfd = owlet_open_dir(s.rootfd, "etc")) < 0)
+		err(1, "%s", setup_path(&s, "/etc"));
+	if (strcmp(argv[0], "root-password") == 0 && argc == 1)
+		rc = root_password(&s);
+	else if (strcmp(argv[0], "admin") == 0)
+		rc = admin(&s, argc, argv);
+	else if (strcmp(argv[0], "check") == 0 && argc == 1)
+		rc = check_accounts(&s);
+	else
+		usage();
+	if (fflush(stdout) == EOF)
+		err(1, "stdout");
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,17 @@
+# owlet-setup(8): first-login settings and administrator accounts.
+SETUP_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard setup/*.c))
+SETUP     := $(B)/sbin/owlet-setup
+
+all: $(SETUP)
+
+$(SETUP): $(SETUP_OBJ) $(COMMON_A)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $(SETUP_OBJ) $(COMMON_A) \
+	  -lpasswdqc -lcrypt
+
+install: install-setup
+install-setup: $(SETUP)
+	install -d $(DESTDIR)$(SBINDIR)
+	install -m 0700 $(SETUP) $(DESTDIR)$(SBINDIR)/
+.PHONY: install-setup
