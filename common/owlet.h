@@ -116,6 +116,10 @@ int owlet_parse_id(const char *s, unsigned int *id);
 /* group.c: look up a group's gid in ETC/group; 1 found, 0 not, -1 error. */
 int owlet_group_gid(int etcfd, const char *group, gid_t *gid);
 
+/* rootpath.c: ROOT followed by PATH, for messages (ROOT "" for /); valid
+ * until the next call but one. */
+const char *owlet_root_path(const char *root, const char *path);
+
 /* rmtree.c: remove DIRFD/NAME and everything below it, never following
  * symlinks.  Missing is success. */
 int owlet_rmtree(int dirfd, const char *name);

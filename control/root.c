@@ -21,12 +21,7 @@
 const char *
 ctl_path(const struct ctl *c, const char *path)
 {
-	static char buf[2][PATH_MAX + 64];
-	static int which;
-
-	which ^= 1;
-	snprintf(buf[which], sizeof(buf[which]), "%s%s", c->root, path);
-	return buf[which];
+	return owlet_root_path(c->root, path);
 }
 
 int

@@ -240,31 +240,18 @@ out:
 	return kind;
 }
 
+static int
+list_one(void *arg, unsigned long lineno, char **f, int nf)
+{
+	unsigned int uid;
+
+	if (nf == 7 && owlet_parse_id(f[2], &uid) == 0 && uid == 0)
+		printf("%-16s %-24s %s\n", f[0], f[5], login_kind(arg, f[0]));
+	return 0;
+}
+
 int
 admin_list(struct setup *s)
 {
-	struct owlet_lines *lr = malloc(sizeof(*lr));
-	char *line, *f[7];
-	size_t len;
-	unsigned int uid;
-	int fd, rc;
-
-	if (!lr)
-		return -1;
-	fd = openat(s->etcfd, "passwd", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		warn("%s", setup_path(s, "/etc/passwd"));
-		free(lr);
-		return -1;
-	}
-	owlet_lines_init(lr, fd);
-	while ((rc = owlet_lines_next(lr, &line, &len)) > 0) {
-		if (owlet_split(line, f, 7) != 7 ||
-		    owlet_parse_id(f[2], &uid) < 0 || uid != 0)
-			continue;
-		printf("%-16s %-24s %s\n", f[0], f[5], login_kind(s, f[0]));
-	}
-	close(fd);
-	free(lr);
-	return rc < 0 ? -1 : 0;
+	return etc_passwd_each(s, list_one, s) < 0 ? -1 : 0;
 }

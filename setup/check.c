@@ -120,63 +120,58 @@ check_tcb(struct setup *s, struct user *u, size_t nu, int *n)
 	close(tfd);
 }
 
+struct scan {
+	struct setup *s;
+	struct user *u;
+	size_t nu;
+	int n;
+};
+
+static int
+scan_one(void *arg, unsigned long lineno, char **f, int nf)
+{
+	struct scan *c = arg;
+	const char *path = setup_path(c->s, "/etc/passwd");
+	unsigned int uid;
+
+	if (nf != 7 || !owlet_name_ok(f[0]) || owlet_parse_id(f[2], &uid) < 0) {
+		problem(&c->n, "%s:%lu: malformed entry", path, lineno);
+		return 0;
+	}
+	if (c->nu == USERS_MAX) {
+		problem(&c->n, "%s:%lu: too many entries to check", path, lineno);
+		return 1;
+	}
+	snprintf(c->u[c->nu].name, sizeof(c->u[c->nu].name), "%s", f[0]);
+	c->u[c->nu].uid = uid;
+	c->u[c->nu].shadowed = strcmp(f[1], "x") == 0;
+	if (uid == 0)
+		printf("%s:%lu: %s has UID 0 (a root login)\n", path, lineno,
+		    f[0]);
+	c->nu++;
+	return 0;
+}
+
 int
 check_accounts(struct setup *s)
 {
-	struct owlet_lines *lr = malloc(sizeof(*lr));
-	struct user *u = calloc(USERS_MAX, sizeof(*u));
-	char *line, *f[7];
-	size_t len, nu = 0, i;
-	unsigned int uid;
-	int fd, rc, n = 0;
+	struct scan c = { s, calloc(USERS_MAX, sizeof(struct user)), 0, 0 };
+	size_t i;
 
-	if (!lr || !u) {
+	if (!c.u) {
 		warnx("out of memory");
-		free(lr);
-		free(u);
 		return -1;
 	}
-	fd = openat(s->etcfd, "passwd", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		warn("%s", setup_path(s, "/etc/passwd"));
-		free(lr);
-		free(u);
-		return -1;
-	}
-	owlet_lines_init(lr, fd);
-	while ((rc = owlet_lines_next(lr, &line, &len)) > 0) {
-		if (owlet_split(line, f, 7) != 7 || !owlet_name_ok(f[0]) ||
-		    owlet_parse_id(f[2], &uid) < 0) {
-			problem(&n, "%s:%lu: %s", setup_path(s, "/etc/passwd"),
-			    lr->lineno, "malformed entry");
-			continue;
-		}
-		if (nu == USERS_MAX) {
-			problem(&n, "%s:%lu: %s", setup_path(s, "/etc/passwd"),
-			    lr->lineno, "too many entries to check");
-			break;
-		}
-		snprintf(u[nu].name, sizeof(u[nu].name), "%s", f[0]);
-		u[nu].uid = uid;
-		u[nu].shadowed = strcmp(f[1], "x") == 0;
-		if (uid == 0)
-			printf("%s:%lu: %s has UID 0 (a root login)\n",
-			    setup_path(s, "/etc/passwd"), lr->lineno, f[0]);
-		nu++;
-	}
-	if (rc < 0)
-		problem(&n, "%s:%lu: %s", setup_path(s, "/etc/passwd"),
-		    lr->lineno, "line too long or NUL byte");
-	close(fd);
-	qsort(u, nu, sizeof(*u), by_name);
-	for (i = 1; i < nu; i++)
-		if (strcmp(u[i].name, u[i - 1].name) == 0)
-			problem(&n, "%s: duplicate user %s",
-			    setup_path(s, "/etc/passwd"), u[i].name);
+	if (etc_passwd_each(s, scan_one, &c) < 0)
+		c.n++;
+	qsort(c.u, c.nu, sizeof(*c.u), by_name);
+	for (i = 1; i < c.nu; i++)
+		if (strcmp(c.u[i].name, c.u[i - 1].name) == 0)
+			problem(&c.n, "%s: duplicate user %s",
+			    setup_path(s, "/etc/passwd"), c.u[i].name);
 	if (shadow_is_tcb(s))
-		check_tcb(s, u, nu, &n);
-	printf("%zu users, %d problem%s\n", nu, n, n == 1 ? "" : "s");
-	free(lr);
-	free(u);
-	return n ? 1 : 0;
+		check_tcb(s, c.u, c.nu, &c.n);
+	printf("%zu users, %d problem%s\n", c.nu, c.n, c.n == 1 ? "" : "s");
+	free(c.u);
+	return c.n ? 1 : 0;
 }

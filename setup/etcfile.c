@@ -5,6 +5,7 @@
  * and mode: at every instant the old or the new file.
  */
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,17 +101,18 @@ etc_remove(struct setup *s, const char *file, const char *name)
 }
 
 int
-etc_passwd_find(struct setup *s, const char *name, uid_t *uid, char *home,
-    size_t homelen)
+etc_passwd_each(struct setup *s, int (*fn)(void *, unsigned long, char **,
+    int), void *arg)
 {
 	struct owlet_lines *lr = malloc(sizeof(*lr));
 	char *line, *f[7];
 	size_t len;
-	unsigned int v;
-	int fd, rc, found = 0;
+	int fd, rc, stopped = 0;
 
-	if (!lr)
+	if (!lr) {
+		warnx("out of memory");
 		return -1;
+	}
 	fd = openat(s->etcfd, "passwd", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		warn("%s", setup_path(s, "/etc/passwd"));
@@ -118,17 +120,46 @@ etc_passwd_find(struct setup *s, const char *name, uid_t *uid, char *home,
 		return -1;
 	}
 	owlet_lines_init(lr, fd);
-	while ((rc = owlet_lines_next(lr, &line, &len)) > 0) {
-		if (owlet_split(line, f, 7) != 7 || strcmp(f[0], name) != 0 ||
-		    owlet_parse_id(f[2], &v) < 0)
-			continue;
-		*uid = v;
-		if (home)
-			snprintf(home, homelen, "%s", f[5]);
-		found = 1;
-		break;
-	}
+	while ((rc = owlet_lines_next(lr, &line, &len)) > 0)
+		if ((rc = fn(arg, lr->lineno, f, owlet_split(line, f, 7))) != 0) {
+			stopped = 1;
+			break;
+		}
+	if (rc < 0 && !stopped)
+		warnx("%s:%lu: line too long or NUL byte",
+		    setup_path(s, "/etc/passwd"), lr->lineno);
 	close(fd);
 	free(lr);
-	return found ? 1 : rc < 0 ? -1 : 0;
+	return rc;
+}
+
+struct find {
+	const char *name;
+	uid_t *uid;
+	char *home;
+	size_t homelen;
+};
+
+static int
+find_one(void *arg, unsigned long lineno, char **f, int nf)
+{
+	struct find *q = arg;
+	unsigned int v;
+
+	if (nf != 7 || strcmp(f[0], q->name) != 0 ||
+	    owlet_parse_id(f[2], &v) < 0)
+		return 0;
+	*q->uid = v;
+	if (q->home)
+		snprintf(q->home, q->homelen, "%s", f[5]);
+	return 1;
+}
+
+int
+etc_passwd_find(struct setup *s, const char *name, uid_t *uid, char *home,
+    size_t homelen)
+{
+	struct find q = { name, uid, home, homelen };
+
+	return etc_passwd_each(s, find_one, &q);
 }

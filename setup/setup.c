@@ -36,12 +36,7 @@ usage(void)
 const char *
 setup_path(const struct setup *s, const char *path)
 {
-	static char buf[2][PATH_MAX + 64];
-	static int which;
-
-	which ^= 1;
-	snprintf(buf[which], sizeof(buf[which]), "%s%s", s->root, path);
-	return buf[which];
+	return owlet_root_path(s->root, path);
 }
 
 static int

@@ -32,6 +32,12 @@ int password_new(struct setup *s, const char *user, char *hash,
  * the caller holds the shadow-utils lock.  0 or -1 (printed). */
 int etc_append(struct setup *s, const char *file, const char *line);
 int etc_remove(struct setup *s, const char *file, const char *name);
+/* Call FN(ARG, LINENO, FIELDS, NFIELDS) for each line of ROOT/etc/passwd
+ * (fields split in place, at most 7); FN returns 0 to go on, 1 to stop
+ * (returned), -1 on error (returned).  -1 also for an unreadable file or
+ * a bad line (printed, errno set). */
+int etc_passwd_each(struct setup *s, int (*fn)(void *, unsigned long,
+    char **, int), void *arg);
 /* NAME's passwd entry: 1 found (uid, home into HOME), 0 not, -1 error. */
 int etc_passwd_find(struct setup *s, const char *name, uid_t *uid,
     char *home, size_t homelen);
