@@ -31,9 +31,9 @@ enum cmd { C_LIST, C_CHECK, C_AUDIT, C_DUMP, C_RESTORE, C_REAPPLY,
 static int json, quiet;
 
 static void __attribute__((noreturn))
-usage(void)
+usage(int status)
 {
-	fprintf(stderr,
+	fprintf(status ? stderr : stdout,
 	    "usage: control [--root DIR] [--json]\n"
 	    "       control [--root DIR] FACILITY [status|list|help|summary|STATE]\n"
 	    "       control [--root DIR] --check [--json]\n"
@@ -41,8 +41,8 @@ usage(void)
 	    "       control [--root DIR] --dump [FACILITY...]\n"
 	    "       control [--root DIR] --restore [FILE]\n"
 	    "       control [--root DIR] --reapply [--quiet]\n"
-	    "       control [--root DIR] --defaults\n");
-	exit(2);
+	    "       control [--root DIR] --defaults [--quiet]\n");
+	exit(status);
 }
 
 static void
@@ -128,7 +128,7 @@ cmd_list(struct ctl *c)
 		printf("[");
 	for (i = 0; i < c->nfac; i++) {
 		struct facility *f = &c->fac[i];
-		if (!engine_available(c, f))
+		if (f->same_as || !engine_available(c, f))
 			continue;
 		st = engine_status(c, f, &err);
 		rc |= err;
@@ -168,7 +168,7 @@ cmd_facility(struct ctl *c, int argc, char **argv)
 	int i, err;
 
 	if (argc > 2)
-		usage();
+		usage(2);
 	if (strcmp(arg, "status") == 0) {
 		st = engine_status(c, f, &err);
 		printf("%s\n", st ? st : "unknown");
@@ -207,11 +207,21 @@ cmd_check(struct ctl *c, int reapply)
 		printf("[");
 	for (i = 0; i < c->nfac; i++) {
 		struct facility *f = &c->fac[i];
+		if (f->same_as)
+			continue;
 		if ((rc = states_get(c, f->name, chosen, sizeof(chosen))) <= 0) {
 			drift |= rc < 0;
 			continue;
 		}
-		st = engine_available(c, f) ? engine_status(c, f, &err) : NULL;
+		/* A removed program has no privilege to check; its choice is
+		 * kept and comes back if the package is installed again. */
+		if (!engine_available(c, f))
+			continue;
+		st = engine_status(c, f, &err);
+		if (err) {
+			drift = 1;
+			continue;
+		}
 		if (st && strcmp(st, chosen) == 0)
 			continue;
 		if (reapply) {
@@ -224,8 +234,7 @@ cmd_check(struct ctl *c, int reapply)
 		drift = 1;
 		if (!json) {
 			printf("%s: configured %s, found %s\n", f->name, chosen,
-			    engine_available(c, f) ? (st ? st : "unknown") :
-			    "not installed");
+			    st ? st : "unknown");
 			continue;
 		}
 		printf("%s\n  {\"facility\": ", first ? "" : ",");
@@ -233,8 +242,7 @@ cmd_check(struct ctl *c, int reapply)
 		printf(", \"configured\": ");
 		json_str(chosen);
 		printf(", \"found\": ");
-		json_str(engine_available(c, f) ? (st ? st : "unknown") :
-		    "not installed");
+		json_str(st ? st : "unknown");
 		printf("}");
 		first = 0;
 	}
@@ -252,7 +260,7 @@ cmd_dump(struct ctl *c, int argc, char **argv)
 	for (i = 0; i < (argc ? argc : c->nfac); i++) {
 		struct facility *f = argc ? facility_or_die(c, argv[i]) :
 		    &c->fac[i];
-		if (!engine_available(c, f))
+		if (f->same_as || !engine_available(c, f))
 			continue;
 		st = engine_status(c, f, &err);
 		rc |= err;
@@ -268,6 +276,7 @@ static int
 cmd_restore(struct ctl *c, const char *file)
 {
 	struct owlet_lines *lr = malloc(sizeof(*lr));
+	const char *name = file && strcmp(file, "-") ? file : "stdin";
 	char *line, *state;
 	size_t len;
 	int fd, rc = 0, r;
@@ -288,23 +297,22 @@ cmd_restore(struct ctl *c, const char *file)
 			*state++ = '\0';
 		if (!state || !facility_name_ok(line) ||
 		    !facility_name_ok(state)) {
-			warnx("%s:%lu: expected \"FACILITY STATE\"",
-			    file ? file : "stdin", lr->lineno);
+			warnx("%s:%lu: expected \"FACILITY STATE\"", name,
+			    lr->lineno);
 			rc = 1;
 			continue;
 		}
 		f = find_facility(c, line);
 		if (!f || !engine_available(c, f)) {
-			warnx("%s:%lu: %s: no such facility here",
-			    file ? file : "stdin", lr->lineno, line);
+			warnx("%s:%lu: %s: no such facility here", name,
+			    lr->lineno, line);
 			rc = 1;
 			continue;
 		}
 		rc |= engine_set(c, f, facility_canonical(f, state)) < 0;
 	}
 	if (r < 0) {
-		warnx("%s:%lu: line too long or NUL byte", file ? file : "stdin",
-		    lr->lineno);
+		warnx("%s:%lu: line too long or NUL byte", name, lr->lineno);
 		rc = 1;
 	}
 	free(lr);
@@ -319,7 +327,7 @@ cmd_defaults(struct ctl *c)
 	lock_root(c);
 	for (i = 0; i < c->nfac; i++) {
 		struct facility *f = &c->fac[i];
-		if (!f->deflt || !engine_available(c, f))
+		if (f->same_as || !f->deflt || !engine_available(c, f))
 			continue;
 		if (engine_set(c, f, f->deflt) < 0)
 			rc = 1;
@@ -355,7 +363,7 @@ main(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		if (ch >= 256) {
 			if (cmd != C_LIST)
-				usage();
+				usage(2);
 			cmd = (enum cmd)(ch - 256);
 		} else if (ch == 'r')
 			root = optarg;
@@ -363,8 +371,10 @@ main(int argc, char **argv)
 			json = 1;
 		else if (ch == 'q')
 			quiet = 1;
+		else if (ch == 'h')
+			usage(0);
 		else
-			usage();
+			usage(2);
 	}
 	argc -= optind;
 	argv += optind;
@@ -379,12 +389,12 @@ main(int argc, char **argv)
 	case C_CHECK:
 	case C_REAPPLY:
 		if (argc)
-			usage();
+			usage(2);
 		rc = cmd_check(&c, cmd == C_REAPPLY);
 		break;
 	case C_AUDIT:
 		if (argc)
-			usage();
+			usage(2);
 		rc = audit_run(&c, json);
 		break;
 	case C_DUMP:
@@ -392,16 +402,16 @@ main(int argc, char **argv)
 		break;
 	case C_RESTORE:
 		if (argc > 1)
-			usage();
+			usage(2);
 		rc = cmd_restore(&c, argc ? argv[0] : NULL);
 		break;
 	case C_DEFAULTS:
 		if (argc)
-			usage();
+			usage(2);
 		rc = cmd_defaults(&c);
 		break;
 	default:
-		usage();
+		usage(2);
 	}
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(1, "stdout");

@@ -4,7 +4,13 @@ CONTROL_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard control/*.c))
 CONTROL     := $(B)/sbin/control
 FACILITY_FILES := $(wildcard facilities/[a-z]*)
 
-all: $(CONTROL)
+all: $(CONTROL) $(B)/control/apt-hook.conf
+
+# Root-relative data paths are compiled in (facility files, PAM stacks).
+$(CONTROL_OBJ): CPPFLAGS += -DOWLET_DATADIR='"$(OWLET_DATADIR)"'
+$(B)/control/apt-hook.conf: control/apt-hook.conf
+	@mkdir -p $(@D)
+	sed 's|/usr/sbin/control|$(SBINDIR)/control|g' $< > $@
 
 $(CONTROL): $(CONTROL_OBJ) $(COMMON_A)
 	@mkdir -p $(@D)
@@ -17,7 +23,7 @@ install-control: $(CONTROL)
 	install -m 0700 $(CONTROL) $(DESTDIR)$(SBINDIR)/
 	install -m 0644 $(FACILITY_FILES) $(DESTDIR)$(OWLET_DATADIR)/facilities/
 	install -d $(DESTDIR)/etc/apt/apt.conf.d
-	install -m 0644 control/apt-hook.conf \
+	install -m 0644 $(B)/control/apt-hook.conf \
 	  $(DESTDIR)/etc/apt/apt.conf.d/70owlet-control
 .PHONY: install-control
 

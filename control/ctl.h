@@ -25,7 +25,11 @@
 #define CTL_TEXT_MAX	((off_t)1 << 20)	/* config files we edit */
 #define CTL_SYSCTL_FILE	"etc/sysctl.d/90-control.conf"
 #define CTL_STATE_DIR	"var/lib/owlet/control"	/* saved PAM files */
-#define CTL_PAM_DIR	"usr/share/owlet/pam"	/* shipped stacks */
+#ifndef OWLET_DATADIR
+#define OWLET_DATADIR	"/usr/share/owlet"	/* make passes $(OWLET_DATADIR) */
+#endif
+#define CTL_PAM_DIR	(OWLET_DATADIR "/pam" + 1)	/* shipped stacks,
+							 * root-relative */
 
 struct undo;
 
@@ -65,8 +69,9 @@ int ctl_gid(struct ctl *c, const char *name, gid_t *gid);
 /* NAME for an id, or the decimal id; into BUF. */
 const char *ctl_user_name(struct ctl *c, uid_t uid, char *buf, size_t len);
 const char *ctl_group_name(struct ctl *c, gid_t gid, char *buf, size_t len);
-/* Expand ${gid:NAME} and ${uid:NAME} in TEXT into OUT; 0 or -1 (named
- * group/user missing: message printed). */
+/* Expand ${gid:NAME} and ${uid:NAME} in TEXT into OUT: 0; -2 when the
+ * named group or user does not exist (printed unless detecting: then the
+ * value simply does not hold); -1 too long (printed). */
 int ctl_expand(struct ctl *c, const char *text, char *out, size_t len);
 /* Run BINDIR/PROG [--root ROOT] with an empty environment; its exit
  * status, or -1. */
@@ -108,10 +113,11 @@ int file_transition(int fd, const struct stat *st, mode_t mode, uid_t uid,
 /* ROOT/PATH into *DATA: 0, 1 missing, -1 error (printed). */
 int text_read(struct ctl *c, const char *path, char **data, size_t *len,
     struct stat *st);
-/* Replace ROOT/PATH by DATA (owner and mode of OLDST, or root 0644 for a
- * new file), recording OLD (OLDST NULL: did not exist) for undo. */
+/* Replace ROOT/PATH by DATA (owner and mode of OLDST, or root NEWMODE
+ * for a new file), recording OLD (OLDST NULL: did not exist) for undo. */
 int text_write(struct ctl *c, const char *path, const char *old,
-    size_t oldlen, const struct stat *oldst, const char *data, size_t len);
+    size_t oldlen, const struct stat *oldst, mode_t newmode,
+    const char *data, size_t len);
 /* The lines of PATH containing WORD hold one of A's values (1/0/-1). */
 int text_lines_hold(struct ctl *c, const struct act *a, const char *path,
     const char *word);

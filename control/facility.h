@@ -65,6 +65,8 @@ struct facility {
 	char *summary;
 	char *requires;		/* absolute path that must exist, or NULL */
 	char *deflt;		/* default state, or NULL */
+	char *same_as;		/* another name for that facility: no states
+				 * of its own (ping6 is ping on Debian) */
 	struct {
 		char *from, *to;
 	} alias[FAC_ALIASES_MAX];

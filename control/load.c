@@ -1,5 +1,6 @@
 /*
- * Facility files: shipped ones in /usr/share/owlet/facilities/, local
+ * Facility files: shipped ones in /usr/share/owlet/facilities/ (the
+ * build's OWLET_DATADIR), local
  * ones in /etc/control.d/facilities/ (a local file replaces the shipped
  * one of the same name).  As in Owl, a name containing a dot is not a
  * facility (dpkg leaves *.dpkg-old, *.dpkg-dist; editors leave *~ too).
@@ -22,7 +23,7 @@
 #define FAC_MAX		128
 
 static const char *const fac_dirs[] = {
-	"/usr/share/owlet/facilities",
+	OWLET_DATADIR "/facilities",
 	"/etc/control.d/facilities",	/* later wins */
 };
 
@@ -120,16 +121,35 @@ load_facilities(struct ctl *c)
 		close(dfd);
 	}
 	qsort(c->fac, (size_t)c->nfac, sizeof(*c->fac), cmp_fac);
+	for (i = 0; i < (size_t)c->nfac; i++) {
+		const struct facility *t;
+		if (!c->fac[i].same_as)
+			continue;
+		t = find_facility(c, c->fac[i].same_as);
+		if (!t || t->same_as) {
+			warnx("%s: same-as %s: no such facility with states",
+			    c->fac[i].source, c->fac[i].same_as);
+			rc = -1;
+		}
+	}
 	return rc;
 }
 
 struct facility *
 find_facility(struct ctl *c, const char *name)
 {
-	int i;
+	int i, hops;
 
-	for (i = 0; i < c->nfac; i++)
-		if (strcmp(c->fac[i].name, name) == 0)
+	/* same-as is one hop: load_facilities refuses chains */
+	for (hops = 0; hops < 2; hops++) {
+		for (i = 0; i < c->nfac; i++)
+			if (strcmp(c->fac[i].name, name) == 0)
+				break;
+		if (i == c->nfac)
+			return NULL;
+		if (!c->fac[i].same_as)
 			return &c->fac[i];
+		name = c->fac[i].same_as;
+	}
 	return NULL;
 }

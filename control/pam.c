@@ -240,35 +240,38 @@ pam_holds(struct ctl *c, const struct facility *f, const struct act *a)
 	return n > 0;
 }
 
-/* Keep the current FILE under the stack it is, before replacing it. */
+/* Keep the current FILE before replacing it: under the stack it is, so
+ * that switching back restores it, or, if it is none of them (edited by
+ * hand), under pam-unmatched/ so that nothing the administrator wrote is
+ * lost. */
 static int
 save_current(struct ctl *c, const struct facility *f, const char *file,
     const char *data, size_t len)
 {
 	char dir[FAC_PATH_MAX];
+	const char *as = NULL;
 	int i, j, fd, rc;
 
-	for (i = 0; i < f->nstate; i++)
-		for (j = 0; j < f->state[i].nact; j++) {
+	for (i = 0; i < f->nstate && !as; i++)
+		for (j = 0; j < f->state[i].nact && !as; j++) {
 			const struct act *a = &f->state[i].act[j];
-			if (a->kind != ACT_PAM ||
-			    is_stack(c, f, a->path, file, data, len) != 1)
-				continue;
-			if (ctl_fmt(dir, sizeof(dir), "%s/pam/%s",
-			    CTL_STATE_DIR, a->path) < 0)
-				return -1;
-			if ((fd = ctl_mkdirs(c, dir, 0700)) < 0) {
-				warn("%s", ctl_path(c, dir));
-				return -1;
-			}
-			rc = owlet_write_replace(fd, file, data, len, 0600, 0, 0);
-			close(fd);
-			if (rc < 0) {
-				warn("cannot save %s/%s", ctl_path(c, dir), file);
-				return -1;
-			}
-			return 0;
+			if (a->kind == ACT_PAM &&
+			    is_stack(c, f, a->path, file, data, len) == 1)
+				as = a->path;
 		}
+	if ((as ? ctl_fmt(dir, sizeof(dir), "%s/pam/%s", CTL_STATE_DIR, as) :
+	    ctl_fmt(dir, sizeof(dir), "%s/pam-unmatched", CTL_STATE_DIR)) < 0)
+		return -1;
+	if ((fd = ctl_mkdirs(c, dir, 0700)) < 0) {
+		warn("%s", ctl_path(c, dir));
+		return -1;
+	}
+	rc = owlet_write_replace(fd, file, data, len, 0600, 0, 0);
+	close(fd);
+	if (rc < 0) {
+		warn("cannot save %s/%s", ctl_path(c, dir), file);
+		return -1;
+	}
 	return 0;
 }
 
@@ -284,8 +287,8 @@ pam_apply(struct ctl *c, const struct facility *f, const struct act *a)
 
 	if ((n = stack_files(c, a->path, names)) <= 0) {
 		if (n == 0)
-			warnx("%s/%s: empty PAM stack", ctl_path(c, "/"
-			    CTL_PAM_DIR), a->path);
+			warnx("%s/%s: empty PAM stack", ctl_path(c,
+			    OWLET_DATADIR "/pam"), a->path);
 		return -1;
 	}
 	snprintf(saved_dir, sizeof(saved_dir), "%s/pam", CTL_STATE_DIR);
@@ -318,7 +321,7 @@ pam_apply(struct ctl *c, const struct facility *f, const struct act *a)
 			goto fail;
 		}
 		if (text_write(c, path, cur, curlen, had == 0 ? &st : NULL,
-		    want, wantlen) < 0)
+		    0644, want, wantlen) < 0)
 			goto fail;
 	}
 	return 0;

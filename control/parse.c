@@ -459,7 +459,55 @@ one_line(struct parser *p, char *line)
 	}
 	if (strcmp(w[0], "alias") == 0)
 		return new_alias(p, w, n);
+	if (strcmp(w[0], "same-as") == 0) {
+		if (n != 2 || !facility_name_ok(w[1]))
+			return fail(p, "usage: same-as FACILITY");
+		return set_once(p, &f->same_as, "same-as", w[1]);
+	}
 	return new_act(p, w, n);
+}
+
+/* Is WORD a blank-separated word of TEXT? */
+static int
+has_word(const char *text, const char *word)
+{
+	size_t wl = strlen(word), n;
+
+	for (; *text; text += n) {
+		text += strspn(text, " \t");
+		n = strcspn(text, " \t");
+		if (n == wl && strncmp(text, word, wl) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Every state can be reached and read back. */
+static int
+check_states(struct parser *p)
+{
+	const struct facility *f = p->f;
+	int i, j, k;
+
+	for (i = 0; i < f->nstate; i++) {
+		const struct state *s = &f->state[i];
+		p->lineno = s->lineno;
+		/* no action would always hold and hide the later states */
+		if (s->nact == 0)
+			return fail(p, "state %s has no action", s->name);
+		for (j = 0; j < s->nact; j++) {
+			const struct act *a = &s->act[j];
+			if (a->kind != ACT_LINE)
+				continue;
+			p->lineno = a->lineno;
+			for (k = 0; k < a->nalt; k++)
+				if (a->alt[k] && !has_word(a->alt[k], a->token))
+					return fail(p, "line value \"%s\" does not "
+					    "contain the word %s (it could never "
+					    "be read back)", a->alt[k], a->token);
+		}
+	}
+	return 0;
 }
 
 /* Whole-file checks: references resolve. */
@@ -470,6 +518,13 @@ check_refs(struct parser *p)
 	int i;
 
 	p->lineno = 0;
+	if (f->same_as) {
+		if (f->nstate || f->deflt || f->nalias)
+			return fail(p, "same-as with states, default or aliases");
+		if (strcmp(f->same_as, f->name) == 0)
+			return fail(p, "same-as names the facility itself");
+		return 0;
+	}
 	if (f->nstate == 0)
 		return fail(p, "no state defined");
 	if (f->deflt && !facility_state(f, f->deflt))
@@ -494,7 +549,7 @@ facility_parse(struct facility *f, const char *name, const char *source,
 	size_t i = 0, n;
 
 	memset(f, 0, sizeof(*f));
-	if (!facility_name_ok(name)) {
+	if (!facility_name_ok(name) || strchr(name, '.')) {
 		fail(&p, "bad facility name \"%s\"", name);
 		return -1;
 	}
@@ -524,7 +579,7 @@ facility_parse(struct facility *f, const char *name, const char *source,
 			goto bad;
 		i += n + 1;
 	}
-	if (check_refs(&p) < 0)
+	if (check_refs(&p) < 0 || check_states(&p) < 0)
 		goto bad;
 	return 0;
 bad:
@@ -561,6 +616,7 @@ facility_free(struct facility *f)
 	free(f->summary);
 	free(f->requires);
 	free(f->deflt);
+	free(f->same_as);
 	memset(f, 0, sizeof(*f));
 }
 

@@ -270,11 +270,11 @@ ctl_expand(struct ctl *c, const char *text, char *out, size_t len)
 			goto toolong;
 		if (p[2] == 'g') {
 			if (ctl_gid(c, name, &g) < 0)
-				return -1;
+				return -2;
 			id = g;
 		} else {
 			if (ctl_uid(c, name, &u) < 0)
-				return -1;
+				return -2;
 			id = u;
 		}
 		n = snprintf(out + used, len - used, "%u", id);

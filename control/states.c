@@ -19,13 +19,11 @@
 #define STATES_FILE	"states"
 
 static int
-read_states(struct ctl *c, char **data, size_t *len)
+read_states(struct ctl *c, char **data, size_t *len, struct stat *st)
 {
-	struct stat st;
-
 	*data = NULL;
 	*len = 0;
-	return text_read(c, "/" STATES_DIR "/" STATES_FILE, data, len, &st);
+	return text_read(c, "/" STATES_DIR "/" STATES_FILE, data, len, st);
 }
 
 /* The line of FAC in DATA: its start, and the state word in STATE. */
@@ -49,11 +47,12 @@ find_line(char *data, const char *fac, char *state, size_t len)
 int
 states_get(struct ctl *c, const char *fac, char *state, size_t len)
 {
+	struct stat st;
 	char *data;
 	size_t n;
 	int rc;
 
-	if ((rc = read_states(c, &data, &n)) != 0)
+	if ((rc = read_states(c, &data, &n, &st)) != 0)
 		return rc == 1 ? 0 : -1;
 	rc = find_line(data, fac, state, len) != NULL &&
 	    facility_name_ok(state);
@@ -65,10 +64,11 @@ int
 states_set(struct ctl *c, const char *fac, const char *state)
 {
 	char *data, *out, *line, *rest;
+	struct stat st;
 	size_t n, size;
 	int rc, fd;
 
-	if ((rc = read_states(c, &data, &n)) < 0)
+	if ((rc = read_states(c, &data, &n, &st)) < 0)
 		return -1;
 	size = n + strlen(fac) + strlen(state) + 3;
 	if (!(out = malloc(size))) {
@@ -80,22 +80,25 @@ states_set(struct ctl *c, const char *fac, const char *state)
 	line = rc == 0 ? find_line(data, fac, NULL, 0) : NULL;
 	if (line) {
 		rest = strchr(line, '\n');
-		*line = '\0';
-		snprintf(out, size, "%s%s %s\n%s", data, fac, state,
-		    rest ? rest + 1 : "");
+		snprintf(out, size, "%.*s%s %s\n%s", (int)(line - data), data,
+		    fac, state, rest ? rest + 1 : "");
 	} else
 		snprintf(out, size, "%s%s%s %s\n", rc == 0 ? data : "",
 		    rc == 0 && n && data[n - 1] != '\n' ? "\n" : "", fac, state);
-	free(data);
+	if (rc == 1) {
+		free(data);
+		data = NULL;
+		n = 0;
+	}
 	rc = -1;
 	if ((fd = ctl_mkdirs(c, STATES_DIR, 0700)) >= 0) {
-		rc = owlet_write_replace(fd, STATES_FILE, out, strlen(out),
-		    0600, 0, 0) < 0 ? -1 : 0;
 		close(fd);
-	}
-	if (rc < 0)
-		warn("cannot record the state in %s",
-		    ctl_path(c, "/" STATES_DIR "/" STATES_FILE));
+		/* text_write records the old file for undo */
+		rc = text_write(c, "/" STATES_DIR "/" STATES_FILE, data, n,
+		    data ? &st : NULL, 0600, out, strlen(out));
+	} else
+		warn("%s", ctl_path(c, "/" STATES_DIR));
+	free(data);
 	free(out);
 	return rc;
 }

@@ -224,6 +224,11 @@ statoverride_register(struct ctl *c, const struct state *s)
 		rc = 0;
 		goto out;
 	}
+	/* recorded for undo: a later failure of the switch takes the
+	 * registration back with everything else */
+	if (undo_content(c, "/" DPKG_DIR "/statoverride", have < 0 ? NULL : data,
+	    len, &st) < 0)
+		goto out;
 	if (owlet_write_replace(dpkgfd, "statoverride", out, strlen(out),
 	    st.st_mode & 07777, st.st_uid, st.st_gid) < 0)
 		warn("cannot replace %s", ctl_path(c, "/" DPKG_DIR "/statoverride"));

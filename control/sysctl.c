@@ -105,8 +105,8 @@ sysctl_holds(struct ctl *c, const struct act *a)
 	rc = text_lines_hold(c, &l, SYSCTL_FILE, a->path);
 	if (rc != 1 || !c->live || !a->alt[0])
 		return rc;
-	/* The file holds one of the values; the kernel must run the first
-	 * (the one control writes), or one the file itself names. */
+	/* The file holds one of the values; the kernel must run one of
+	 * them too (a value, not "-": absence says nothing of the kernel). */
 	if (read_live(a->path, live, sizeof(live)) < 0) {
 		warn("/proc/sys: %s", a->path);
 		return -1;
@@ -114,8 +114,12 @@ sysctl_holds(struct ctl *c, const struct act *a)
 	for (rc = 0; rc < a->nalt; rc++) {
 		if (!a->alt[rc])
 			continue;
-		if (ctl_expand(c, a->alt[rc], want, sizeof(want)) < 0)
+		switch (ctl_expand(c, a->alt[rc], want, sizeof(want))) {
+		case -2:
+			continue;
+		case -1:
 			return -1;
+		}
 		if (strcmp(live, want) == 0)
 			return 1;
 	}

@@ -60,9 +60,9 @@ text_read(struct ctl *c, const char *path, char **data, size_t *len,
 
 int
 text_write(struct ctl *c, const char *path, const char *old, size_t oldlen,
-    const struct stat *oldst, const char *data, size_t len)
+    const struct stat *oldst, mode_t newmode, const char *data, size_t len)
 {
-	struct stat fresh = { .st_mode = 0644, .st_uid = 0, .st_gid = 0 };
+	struct stat fresh = { .st_mode = newmode, .st_uid = 0, .st_gid = 0 };
 	const struct stat *st = oldst ? oldst : &fresh;
 	const char *base;
 	int dfd, rc;
@@ -195,7 +195,10 @@ lines_match(struct ctl *c, const struct act *a, const char *data,
 		}
 		if (count != 1)
 			continue;
-		if (ctl_expand(c, a->alt[i], want, sizeof(want)) < 0) {
+		switch (ctl_expand(c, a->alt[i], want, sizeof(want))) {
+		case -2:
+			continue;	/* its group does not exist: no match */
+		case -1:
 			*err = 1;
 			return 0;
 		}
@@ -280,7 +283,7 @@ edit_lines(const char *data, size_t len, const char *word, const char *first,
 
 /* What WORD's lines of DATA were, as recorded: '=' raw active line, '#'
  * raw commented line, '-' none. */
-static void
+static int
 origin_of(const char *data, size_t len, const char *word, char *out,
     size_t olen)
 {
@@ -290,18 +293,23 @@ origin_of(const char *data, size_t len, const char *word, char *out,
 	while ((l = next_line(&p, end, &n))) {
 		int k = line_kind(l, n, &from);
 		if (k == 1 && has_word(l, n, from, word)) {
+			if (n + 2 > olen)
+				return -1;
 			snprintf(out, olen, "=%.*s", (int)n, l);
-			return;
+			return 0;
 		}
 		if (k == 2 && !comment && has_word(l, n, from, word)) {
 			comment = l;
 			cn = n;
 		}
 	}
+	if (comment && cn + 2 > olen)
+		return -1;
 	if (comment)
 		snprintf(out, olen, "#%.*s", (int)cn, comment);
 	else
 		snprintf(out, olen, "-");
+	return 0;
 }
 
 #define ORIGINS	CTL_STATE_DIR "/lines"
@@ -372,7 +380,7 @@ out:
 static int
 same_words(const char *a, const char *b)
 {
-	char na[FAC_TEXT_MAX + 1], nb[FAC_TEXT_MAX + 1];
+	static char na[OWLET_LINE_MAX + 1], nb[OWLET_LINE_MAX + 1];
 
 	normalize(a, strlen(a), na, sizeof(na));
 	normalize(b, strlen(b), nb, sizeof(nb));
@@ -386,7 +394,7 @@ text_set_lines(struct ctl *c, const char *path, const char *word,
     const char *want)
 {
 	struct obuf o = { NULL, 0, 0 };
-	char origin[FAC_TEXT_MAX + 2];
+	char origin[OWLET_LINE_MAX + 2];
 	const char *first = want, *base = "";
 	struct stat st;
 	char *data = NULL;
@@ -402,7 +410,13 @@ text_set_lines(struct ctl *c, const char *path, const char *word,
 	if ((rc = origin_get(c, path, word, origin, sizeof(origin))) < 0)
 		goto fail;
 	if (rc == 0) {
-		origin_of(base, had == 0 ? len : 0, word, origin, sizeof(origin));
+		if (origin_of(base, had == 0 ? len : 0, word, origin,
+		    sizeof(origin)) < 0) {
+			warnx("%s: the line with %s is longer than %d bytes; "
+			    "refusing to edit it", ctl_path(c, path), word,
+			    OWLET_LINE_MAX);
+			goto fail;
+		}
 		if (origin_add(c, path, word, origin) < 0)
 			goto fail;
 	}
@@ -417,7 +431,8 @@ text_set_lines(struct ctl *c, const char *path, const char *word,
 		warnx("out of memory");
 		goto fail;
 	}
-	rc = text_write(c, path, data, len, had == 0 ? &st : NULL, o.p, o.len);
+	rc = text_write(c, path, data, len, had == 0 ? &st : NULL, 0644, o.p,
+	    o.len);
 	free(data);
 	free(o.p);
 	return rc;

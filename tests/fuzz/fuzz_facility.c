@@ -3,7 +3,8 @@
  * control-facility(5) files.  Properties checked beyond the sanitizers':
  *  - a refusal names the source and a line ("SRC:N: ..."), and the verdict
  *    does not depend on the size of the message buffer;
- *  - an accepted facility has at least one state, valid names, a default
+ *  - an accepted facility has at least one state (or is another's
+ *    same-as name, with none), every state an action, valid names, a default
  *    and aliases that resolve, absolute paths, modes within 07777, and a
  *    value for every line and sysctl action;
  *  - parsing the same bytes twice gives the same states.
@@ -23,13 +24,13 @@ check_accepted(const struct facility *f)
 {
 	int i, j;
 
-	CHECK(f->nstate > 0);
+	CHECK(f->nstate > 0 || (f->same_as && !f->deflt && !f->nalias));
 	CHECK(!f->deflt || facility_state(f, f->deflt));
 	for (i = 0; i < f->nalias; i++)
 		CHECK(facility_state(f, facility_canonical(f, f->alias[i].from)));
 	for (i = 0; i < f->nstate; i++) {
 		const struct state *s = &f->state[i];
-		CHECK(facility_name_ok(s->name));
+		CHECK(facility_name_ok(s->name) && s->nact > 0);
 		for (j = 0; j < s->nact; j++) {
 			const struct act *a = &s->act[j];
 			switch (a->kind) {
