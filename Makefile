@@ -39,6 +39,7 @@ include tests/fuzz/fuzz.mk
 include tests/fault/fault.mk
 include man/man.mk
 include bench/bench.mk
+include image/image.mk
 
 # V=1 shows the commands.
 ifneq ($(V),1)
@@ -67,4 +68,4 @@ clean:
 # Objects reached through pattern rules are not intermediate files to delete.
 .SECONDARY:
 
-.PHONY: all check install deps demo clean bench
+.PHONY: all check install deps demo clean bench rootfs image shell boot

@@ -18,6 +18,14 @@
 # package, the chage patch or this script changed (the programs link libtcb
 # dynamically, so a rebuilt libtcb needs no rebuild).
 #
+# image/shadow-tcb.sh reuses this build for the image, in its own work
+# directory, with these (all unset here):
+#   SHADOW_WORK         work directory instead of $SHADOW_CACHE/shadow-utils
+#   SHADOW_PATCHES      patch files (-p1) applied, in order, before configure
+#   SHADOW_EXTRA_PROGS  more programs of src/ copied to bin/
+#   SHADOW_HARDEN=1     Debian's build flags (dpkg-buildflags, hardening=+all)
+#                       and vipw's default editor, as in debian/rules
+#
 # Exit status: 0 built and checked, 77 the source package could not be
 # downloaded (network), 1 anything else (missing tool, build or link check
 # failed).  Needs: apt, dpkg-dev (dpkg-source, patch, xz-utils), gcc, make,
@@ -30,10 +38,13 @@ case $B in /*) ;; *) B=$TOP/$B ;; esac
 CACHE=${SHADOW_CACHE:-$B/cache}
 case $CACHE in /*) ;; *) CACHE=$PWD/$CACHE ;; esac
 APT=$CACHE/apt
-W=$CACHE/shadow-utils
+W=${SHADOW_WORK:-$CACHE/shadow-utils}
+case $W in /*) ;; *) W=$PWD/$W ;; esac
 PATCH=$TOP/tests/compat/chage-tcb-set-user.patch
+EXTRA_PATCHES=${SHADOW_PATCHES:-}
 # The programs the test runs; all of them call libtcb.
-PROGS="chage passwd pwck vipw useradd usermod userdel"
+TCB_PROGS="chage passwd pwck vipw useradd usermod userdel"
+PROGS="$TCB_PROGS ${SHADOW_EXTRA_PROGS:-}"
 TCB_SYMS="lckpwdf_tcb ulckpwdf_tcb tcb_drop_priv tcb_gain_priv tcb_is_suspect"
 
 say() { printf 'shadow-utils: %s\n' "$*" >&2; }
@@ -108,8 +119,16 @@ CONFIGURE=(--prefix=/usr --sysconfdir=/etc --localstatedir=/var
 	--without-libcrack --without-btrfs --without-su
 	--disable-nls --disable-man)
 INC=$W/include
-KEY=$( { echo "$VER"; echo "${CONFIGURE[*]}"; cat "$TOP/tcb/lib/tcb.h" \
-    "$PATCH" "$0"; } | sha256sum | cut -c1-64)
+FLAGS=(CPPFLAGS="-I$INC" LDFLAGS="-L$B/lib")
+if [ "${SHADOW_HARDEN:-}" = 1 ]; then
+	bf() { DEB_BUILD_MAINT_OPTIONS="hardening=+all reproducible=-fixfilepath,-fixdebugpath" \
+	    dpkg-buildflags --get "$1"; }
+	# The editor as debian/rules has it: make's shell removes one level.
+	FLAGS=(CPPFLAGS="-I$INC $(bf CPPFLAGS)" LDFLAGS="-L$B/lib $(bf LDFLAGS)"
+	    CFLAGS="$(bf CFLAGS) -DDEFAULT_EDITOR=\"\\\"sensible-editor\\\"\"")
+fi
+KEY=$( { echo "$VER"; echo "${CONFIGURE[*]}"; echo "$PROGS"; echo "${FLAGS[*]}"
+    cat "$TOP/tcb/lib/tcb.h" "$PATCH" "$0" $EXTRA_PATCHES; } | sha256sum | cut -c1-64)
 
 built() {
 	[ "$(cat "$W/stamp" 2>/dev/null)" = "$KEY" ] || return 1
@@ -133,8 +152,8 @@ else
 		cd "$TREE"
 		dpkg-source -x "$DSC" src
 		cd src
-		./configure "${CONFIGURE[@]}" \
-		    CPPFLAGS="-I$INC" LDFLAGS="-L$B/lib"
+		for p in $EXTRA_PATCHES; do patch -p1 < "$p"; done
+		./configure "${CONFIGURE[@]}" "${FLAGS[@]}"
 		grep -q '^#define WITH_TCB 1' config.h
 		make -j"$(nproc)"
 		for p in $PROGS; do cp "src/$p" "$W/bin/"; done
@@ -156,7 +175,7 @@ fi
 
 # --- 3. link checks: NEEDED libtcb.so.0, tcb symbols imported from it with
 # version TCB_0.9.8 (or unversioned), nothing from libtcb linked in. -------
-for p in $PROGS chage-tcbfix; do
+for p in $TCB_PROGS chage-tcbfix; do
 	f=$W/bin/$p
 	grep -q 'NEEDED.*\[libtcb\.so\.0\]' <<<"$(readelf -d "$f")" ||
 	    die "$p: no NEEDED libtcb.so.0"
@@ -169,5 +188,5 @@ for p in $PROGS chage-tcbfix; do
 		die "$p: defines tcb symbols itself (static libtcb?)"
 	fi
 done
-say "link checks passed: $PROGS chage-tcbfix need libtcb.so.0, import TCB_0.9.8"
+say "link checks passed: $TCB_PROGS chage-tcbfix need libtcb.so.0, import TCB_0.9.8"
 echo "$W/bin"

@@ -1,0 +1,19 @@
+# image/: the Debian 12 server image (docs/image.md).
+#   make rootfs   cached debootstrap base, $(B)/cache/rootfs/base
+#   make image    $(B)/image/: root/, owlet-bookworm.tar, .mtree, .minisig
+#   make shell    root shell in $(B)/image/root (changes discarded; WRITE=1
+#                 keeps them)
+#   make boot     boot $(B)/image/root with systemd-nspawn -b
+# MIRROR=, SECURITY_MIRROR=, OWLET_EXTRAS=1, SEAL_KEY=, SOURCE_DATE_EPOCH=
+# reach the scripts through the environment.
+rootfs:
+	@B=$(abspath $(B)) sh image/rootfs.sh
+
+image: all rootfs
+	@B=$(abspath $(B)) MAKE="$(MAKE)" sh image/build.sh
+
+shell:
+	@B=$(abspath $(B)) sh image/shell.sh shell
+
+boot:
+	@B=$(abspath $(B)) sh image/shell.sh boot

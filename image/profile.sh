@@ -1,0 +1,80 @@
+#!/bin/sh
+# image/profile.sh ROOT: the owlet profile, applied to an image tree by
+# image/build.sh after the base was copied to ROOT and owlet installed
+# into it (make install DESTDIR=ROOT PREFIX=/usr).
+#
+# Contract: runs on the build host as root; changes ROOT only (never the
+# host); to run a program of the image, use
+#     sh "$here/chroot.sh" "$R" PROGRAM ARGS...
+# (private namespaces, nothing left mounted).  Exits non-zero on any
+# failure; build.sh then discards ROOT.  IMAGE_OUT is the output directory
+# ($B/image), for reports that ship next to the tarball.  Afterwards build.sh removes SSH
+# host keys, empties machine-id, apt caches and logs, then tars and seals.
+set -eu
+prog=profile.sh
+die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
+
+here=$(cd "$(dirname "$0")" && pwd)
+[ $# = 1 ] || die "usage: profile.sh ROOT"
+R=$(cd "$1" 2>/dev/null && pwd -P) || die "$1: no such directory"
+[ "$R" != / ] || die "refusing to change /"
+
+# put SRC DEST MODE: a file of image/files/, owned by root.
+put() {
+	install -D -o root -g root -m "$3" "$here/files/$1" "$R/$2"
+}
+
+# sshd: root with a key only, users with a password through PAM, no
+# X11/agent forwarding (the file says why).
+put etc/ssh/sshd_config.d/owlet.conf etc/ssh/sshd_config.d/owlet.conf 0644
+
+# SSH host keys: none are shipped; each instance makes its own.
+put etc/systemd/system/owlet-ssh-keygen.service \
+    etc/systemd/system/owlet-ssh-keygen.service 0644
+for w in ssh.service ssh.socket; do	# what systemctl enable would link
+	mkdir -p "$R/etc/systemd/system/$w.wants"
+	ln -sfn /etc/systemd/system/owlet-ssh-keygen.service \
+	    "$R/etc/systemd/system/$w.wants/owlet-ssh-keygen.service"
+done
+
+# A server: boot to multi-user.target (Debian's default is graphical).
+ln -sfn /lib/systemd/system/multi-user.target "$R/etc/systemd/system/default.target"
+
+# Logging: journald records the sender's uid/pid/command of every local
+# message (trusted fields); kept persistently.
+put etc/systemd/journald.conf.d/owlet.conf etc/systemd/journald.conf.d/owlet.conf 0644
+
+# ---------------------------------------------------------------------------
+# The privilege model.  control runs from the host with --root, never
+# inside the root: there it would act on the running system, and its
+# sysctls would reach the build host's kernel.
+ctl() { "$R/usr/sbin/control" --root "$R" "$@"; }
+
+# shadow-utils built with tcb against owlet's libtcb (useradd, usermod,
+# userdel, passwd, chpasswd, pwck, ...), diverted over Debian's so that
+# upgrades of passwd and login keep them (docs/shadow-tcb.md).
+B=${B:?} bash "$here/shadow-tcb.sh" --install "$R" ||
+	die "tcb-aware shadow-utils: build or install failed (exit $?)"
+
+# Password policy (min 15, passphrases, random=64; see the file), used by
+# pam_passwdqc through the tcb stack and by owlet-setup.
+install -o root -g root -m 0644 "$R/usr/share/owlet/passwdqc.conf" \
+    "$R/etc/passwdqc.conf"
+
+# Every facility in its owlet default: passwd tcb (tcb_convert, nsswitch
+# "shadow: tcb files", pam_passwdqc + pam_tcb stacks, passwd set-gid
+# shadow), ping dgramsocket, su restricted, crontab set-gid crontab, every
+# other set-uid program root-only: zero set-uid files, zero capabilities.
+ctl --defaults --quiet || die "control --defaults failed"
+ctl --check >/dev/null || die "control --check: not every facility is in its default"
+
+# The audit report ships next to the tarball; it must find nothing
+# unknown, no set-uid file and no capability.
+audit=${IMAGE_OUT:-$R/..}/owlet-bookworm.audit.json
+ctl --audit --json > "$audit" || die "control --audit: unknown privileged files (see $audit)"
+grep -q '"setuid": 0, "setgid": [0-9]*, "caps": 0, "unknown": 0' "$audit" ||
+	die "control --audit: set-uid or capability files remain (see $audit)"
+
+# Consistency of passwd and /etc/tcb, as pwck would check it.
+"$R/usr/sbin/owlet-setup" --root "$R" check >/dev/null ||
+	die "owlet-setup check: passwd and /etc/tcb disagree"

@@ -1,0 +1,229 @@
+#!/bin/sh
+# image/rootfs.sh: the cached Debian 12 base root ($B/cache/rootfs/base)
+# that `make image` copies and tests overlay (tests/lib/image.sh).
+#
+#   debootstrap --variant=minbase bookworm, then apt-get inside the target:
+#   bookworm-updates and bookworm-security applied, and the server set
+#   (systemd-sysv openssh-server cron iputils-ping libpam-passwdqc passwdqc
+#   less; OWLET_EXTRAS=1 adds john scanlogd popa3d), no Recommends.
+#
+# Environment: B (build dir), MIRROR (default: the host's apt source for
+# bookworm, else deb.debian.org), SECURITY_MIRROR (default: the host's
+# source for bookworm-security, else security's deb.debian.org; "none"
+# skips security updates), OWLET_EXTRAS (0 or 1).
+#
+#   rootfs.sh           build unless the stamp says the base is current
+#   rootfs.sh --check   exit 0 iff the base is current (no lock, no build)
+#
+# Invariants:
+# - $C/base exists only complete: it is built in $C/base.new.* and renamed
+#   into place; $C/stamp (the inputs) is written after the rename and
+#   removed before it, so a base without a matching stamp is rebuilt.
+# - $C/lock: builders hold it exclusively; users of the base (need_base,
+#   image/build.sh) hold it shared, so a base in use is never replaced.
+# - Nothing is mounted outside a private mount+pid namespace; the temp
+#   tree is deleted from the host namespace, where no mount exists in it.
+# - No service starts during the build (policy-rc.d exits 101, removed
+#   before the rename, so the base never contains it).
+# - Downloaded .debs stay in $C/debs (debootstrap/ and apt/), apt lists
+#   in $C/lists: neither is left inside the base.
+set -eu
+prog=rootfs.sh
+die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
+note() { printf '%s: %s\n' "$prog" "$*" >&2; }
+
+here=$(cd "$(dirname "$0")" && pwd)
+B=${B:-build}
+case $B in /*) ;; *) B=$PWD/$B ;; esac
+C=$B/cache/rootfs
+SUITE=bookworm
+VARIANT=minbase
+PKGS="systemd-sysv openssh-server cron iputils-ping libpam-passwdqc passwdqc less"
+EXTRAS="john scanlogd popa3d"
+
+# ---------------------------------------------------------------------------
+# Inside the private namespaces: build the tree at $2.  Everything is given
+# through the environment by the outer half below.
+inner() {
+	T=$1 log=$C/build.log t0=$(date +%s)
+	# debootstrap copies the host's resolv.conf and hostname; apt needs
+	# the former during the build only.
+	# shellcheck disable=SC2086 # R_INCLUDE is an optional option word
+	debootstrap --variant="$VARIANT" --cache-dir="$C/debs/debootstrap" \
+	    $R_INCLUDE "$SUITE" "$T" "$R_MIRROR" >>"$log" 2>&1 ||
+		die "debootstrap failed: $(tail -n 1 "$log") (log: $log)"
+
+	note "debootstrap done in $(($(date +%s) - t0)) s"
+	printf '#!/bin/sh\n# owlet image build: no service starts in the target\nexit 101\n' \
+	    > "$T/usr/sbin/policy-rc.d"
+	chmod 0755 "$T/usr/sbin/policy-rc.d"
+	# No fsync per file: a build that dies is thrown away anyway.
+	echo force-unsafe-io > "$T/etc/dpkg/dpkg.cfg.d/owlet-build"
+	echo owlet > "$T/etc/hostname"
+
+	rm -f "$T/etc/apt/sources.list"
+	{
+		printf 'Types: deb\nURIs: %s\nSuites: %s %s-updates\n' \
+		    "$R_MIRROR" "$SUITE" "$SUITE"
+		printf 'Components: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
+		if [ "$R_SECURITY" != none ]; then
+			printf '\nTypes: deb\nURIs: %s\nSuites: %s-security\n' \
+			    "$R_SECURITY" "$SUITE"
+			printf 'Components: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n'
+		fi
+	} > "$T/etc/apt/sources.list.d/debian.sources"
+
+	# apt's lists and archives live in the cache; the target's own
+	# directories stay empty underneath the bind mounts.
+	rm -rf "$T"/var/lib/apt/lists/* "$T"/var/cache/apt/archives/*.deb
+	mkdir -p "$T/var/lib/apt/lists/partial" "$T/var/cache/apt/archives/partial"
+	mount --bind "$C/lists" "$T/var/lib/apt/lists"
+	mount --bind "$C/debs/apt" "$T/var/cache/apt/archives"
+
+	aptget() {
+		sh "$here/chroot.sh" "$T" env DEBIAN_FRONTEND=noninteractive \
+		    apt-get -q -y -o Dpkg::Options::=--force-confdef \
+		    -o Dpkg::Options::=--force-confold \
+		    -o APT::Install-Recommends=false "$@" >>"$log" 2>&1 ||
+			die "apt-get $1 in the target failed: $(tail -n 1 "$log") (log: $log)"
+	}
+	note "apt-get: updates and$R_PKGS"
+	aptget update
+	aptget dist-upgrade
+	# shellcheck disable=SC2086 # a package list
+	aptget install $R_PKGS
+
+	umount "$T/var/cache/apt/archives" "$T/var/lib/apt/lists"
+	note "apt-get done in $(($(date +%s) - t0)) s"
+	rm -f "$T/usr/sbin/policy-rc.d" "$T/etc/dpkg/dpkg.cfg.d/owlet-build" \
+	    "$T/etc/resolv.conf" \
+	    "$T"/var/cache/apt/*.bin
+}
+
+if [ "${1:-}" = --inner ]; then
+	inner "$2"
+	exit 0
+fi
+[ "$(id -u)" = 0 ] || die "must be run as root (debootstrap, chroot, mount namespaces)"
+
+# ---------------------------------------------------------------------------
+# host_uri SUITE: the first URI of an enabled "deb" source for exactly
+# SUITE in the host's apt configuration (deb822 .sources, then one-line
+# .list format), or nothing.
+host_uri() {
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		awk -v suite="$1" '
+		function flush() {
+			if (types ~ /(^|[ \t])deb([ \t]|$)/ && enabled != "no" &&
+			    (" " suites " ") ~ ("[ \t]" suite "[ \t]") && uris != "") {
+				split(uris, u, /[ \t]+/); print u[1]; found = 1; exit
+			}
+			types = suites = uris = enabled = ""
+		}
+		/^[ \t]*#/ { next }
+		/^[ \t]*$/ { flush(); next }
+		/^[^ \t][^:]*:/ {
+			k = tolower(substr($0, 1, index($0, ":") - 1))
+			v = substr($0, index($0, ":") + 1)
+			gsub(/^[ \t]+|[ \t]+$/, "", v)
+			if (k == "types") types = v
+			else if (k == "suites") suites = v
+			else if (k == "uris") uris = v
+			else if (k == "enabled") enabled = tolower(v)
+		}
+		END { if (!found) flush() }' "$f"
+	done | head -n 1 | grep . && return 0
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+	awk -v suite="$1" '
+	$1 == "deb" {
+		i = 2
+		if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+		if ($(i + 1) == suite) { print $i; exit }
+	}'
+}
+
+probe() {	# probe URL: the mirror answers for this suite
+	case $1 in
+	file://*) [ -r "${1#file://}/dists/$2/Release" ] ;;
+	*) wget -q -T 20 -t 2 -O /dev/null "$1/dists/$2/Release" ;;
+	esac
+}
+
+MIRROR=${MIRROR:-$(host_uri "$SUITE" || :)}
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+MIRROR=${MIRROR%/}
+SECURITY_MIRROR=${SECURITY_MIRROR:-$(host_uri "$SUITE-security" || :)}
+SECURITY_MIRROR=${SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+SECURITY_MIRROR=${SECURITY_MIRROR%/}
+case ${OWLET_EXTRAS:-0} in
+0) ;;
+1) PKGS="$PKGS $EXTRAS" ;;
+*) die "OWLET_EXTRAS must be 0 or 1, not '$OWLET_EXTRAS'" ;;
+esac
+include=
+case $MIRROR$SECURITY_MIRROR in
+# minbase has no CA certificates; apt in the target needs them for https.
+*https:*) include=--include=ca-certificates ;;
+esac
+
+# The stamp: every input that changes the tree.
+inputs="suite=$SUITE variant=$VARIANT
+arch=$(dpkg --print-architecture)
+mirror=$MIRROR
+security=$SECURITY_MIRROR
+packages=$PKGS${include:+ $include}
+debootstrap=$(dpkg-query -W -f='${Version}' debootstrap 2>/dev/null || echo none)
+script=$(cat "$0" "$here/chroot.sh" | sha256sum | cut -d' ' -f1)"
+
+current() {
+	[ -d "$C/base" ] && [ -f "$C/stamp" ] &&
+		[ "$(cat "$C/stamp")" = "$inputs" ]
+}
+
+if [ "${1:-}" = --check ]; then
+	current
+	exit
+fi
+[ $# = 0 ] || die "usage: rootfs.sh [--check]"
+command -v debootstrap >/dev/null || die "debootstrap not installed (make deps)"
+mkdir -p "$C"
+exec 9>>"$C/lock"
+flock -s 9
+current && exit 0
+flock -x 9	# not atomic with the shared lock: check again
+current && exit 0
+
+unshare -m true 2>/dev/null ||
+	die "cannot create a mount namespace (unshare -m): CAP_SYS_ADMIN needed"
+probe "$MIRROR" "$SUITE" ||
+	die "cannot reach mirror $MIRROR (dists/$SUITE/Release); set MIRROR="
+if [ "$SECURITY_MIRROR" != none ]; then
+	probe "$SECURITY_MIRROR" "$SUITE-security" ||
+		die "cannot reach security mirror $SECURITY_MIRROR; set SECURITY_MIRROR= (or none)"
+fi
+
+# Leftovers of a killed build: no builder holds the lock, and their mounts
+# died with their namespaces.
+rm -rf "$C"/base.new.* "$C"/base.old.*
+mkdir -p "$C/debs/debootstrap" "$C/debs/apt/partial" "$C/lists/partial"
+tmp=$(mktemp -d "$C/base.new.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM HUP
+chmod 0755 "$tmp"	# the root directory of the tree
+: > "$C/build.log"
+note "debootstrap $VARIANT $SUITE from $MIRROR (log: $C/build.log)"
+t0=$(date +%s)
+R_MIRROR=$MIRROR R_SECURITY=$SECURITY_MIRROR R_PKGS=" $PKGS" R_INCLUDE=$include \
+    VARIANT=$VARIANT SUITE=$SUITE B=$B \
+    unshare -m -p --fork --kill-child --mount-proc --propagation private -- \
+    sh "$0" --inner "$tmp"
+
+rm -f "$C/stamp"
+[ ! -d "$C/base" ] || mv "$C/base" "$C/base.old.$$"
+mv "$tmp" "$C/base"
+trap - EXIT
+printf '%s\n' "$inputs" > "$C/stamp.new"
+mv "$C/stamp.new" "$C/stamp"
+rm -rf "$C/base.old.$$"
+note "base ready in $(($(date +%s) - t0)) s, $(du -sxh "$C/base" | cut -f1) ($C/base)"

@@ -1,0 +1,97 @@
+# Helpers for tests that use the Debian base root ($B/cache/rootfs/base,
+# built by make rootfs / image/rootfs.sh) or the image ($B/image/root).
+# Source after tests/lib/root.sh:
+#     . "$(dirname "$0")/../lib/root.sh"
+#     . "$(dirname "$0")/../lib/image.sh"
+#     need_root; need_base; tmpdir
+#     private_ns sh -c 'base_overlay "$1" && chroot_run "$1" dpkg -l' _ "$T/r"
+# Nothing here mounts anything in the caller's mount namespace.
+
+OWLET_BASE=$B/cache/rootfs/base
+OWLET_IMAGE=$B/image/root
+
+# need_base: make sure the base is built and current (make rootfs: a no-op
+# when it is, a few minutes from nothing), then hold a shared lock on it
+# (fd 8) for the rest of the test, so no concurrent make rootfs replaces it
+# underneath.  On failure the whole run stops (TAP "Bail out!") naming the
+# reason: every later test would fail the same way.  Call need_root first.
+need_base() {
+	_nb_log=$(mktemp)
+	if ! make -s -C "$TOP" B="$B" rootfs >"$_nb_log" 2>&1; then
+		echo "Bail out! need_base: make rootfs failed: $(tail -n 1 "$_nb_log")"
+		rm -f "$_nb_log"
+		exit 255
+	fi
+	rm -f "$_nb_log"
+	exec 8<"$B/cache/rootfs/lock"
+	flock -s 8
+	if ! B=$B sh "$TOP/image/rootfs.sh" --check; then
+		echo "Bail out! need_base: $OWLET_BASE replaced by a build with other inputs"
+		exit 255
+	fi
+}
+
+# base_overlay DIR [LOWER]: mount at DIR (created if missing) a writable
+# overlayfs whose lower layer is LOWER (default: the base) and whose upper
+# and work dirs are fresh under $T (tmpdir), else under a new temp dir.
+# Writes go to the upper dir only: LOWER stays byte-identical, and each
+# call gives an independent copy in O(1).  Must be called inside a private
+# mount namespace (private_ns); refuses to mount in the namespace of pid 1.
+# Returns non-zero on failure.
+base_overlay() {
+	_bo_d=$1 _bo_lo=${2:-$OWLET_BASE}
+	if [ "$(readlink /proc/self/ns/mnt)" = "$(readlink /proc/1/ns/mnt)" ]; then
+		echo "base_overlay: not in a private mount namespace (use private_ns)" >&2
+		return 1
+	fi
+	[ -d "$_bo_lo" ] || { echo "base_overlay: $_bo_lo missing" >&2; return 1; }
+	_bo_t=$(mktemp -d "${T:-/tmp}/overlay.XXXXXX") || return 1
+	# The upper dir's root gives the merged root its owner and mode.
+	mkdir -m 0755 "$_bo_t/upper" "$_bo_t/work" || return 1
+	mkdir -p "$_bo_d" &&
+	mount -t overlay overlay \
+	    -o "lowerdir=$_bo_lo,upperdir=$_bo_t/upper,workdir=$_bo_t/work" "$_bo_d"
+}
+
+# chroot_run DIR CMD...: run CMD chrooted into DIR, in its own private
+# mount, pid, uts and ipc namespaces (image/chroot.sh), with /proc, a
+# minimal private /dev (tmpfs: null zero full random urandom tty, /dev/pts
+# newinstance, /dev/shm), tmpfs /run and /tmp, and a clean environment
+# (PATH, HOME=/root, TERM, LANG=C.UTF-8).  Callable from any namespace: a
+# DIR mounted by base_overlay in the caller's private namespace is seen.
+# When CMD exits, the mounts are gone and every process it left is killed.
+# CHROOT_UNSHARE="-n" adds a network namespace (lo up).  Returns CMD's
+# status; stdin/stdout/stderr are the caller's.
+chroot_run() {
+	sh "$TOP/image/chroot.sh" "$@"
+}
+
+# private_ns CMD...: run CMD (a program, or a function of this file or one
+# the test exported with export -f) in bash inside a new private mount
+# namespace; its mounts vanish when it exits.  TOP, B, T are passed on.
+private_ns() {
+	TOP=$TOP B=$B T=${T:-} OWLET_BASE=$OWLET_BASE OWLET_IMAGE=$OWLET_IMAGE \
+	    unshare -m --propagation private -- bash -c '"$@"' private_ns "$@"
+}
+export -f base_overlay chroot_run
+
+# owlet_root "$@": the set-up of a test that works on a private copy of
+# the base with owlet installed.  Outside a private mount namespace it
+# makes sure the base exists (need_base) and re-runs the test inside one;
+# there it sets T (tmpdir), R=$T/root (base_overlay) and installs owlet
+# into R (make install DESTDIR=R PREFIX=/usr).  A failing step ends the
+# test with one failed TAP line.  Call need_root first.
+owlet_root() {
+	if [ -z "${OWLET_IN_NS:-}" ]; then
+		need_base
+		exec env OWLET_IN_NS=1 unshare -m --propagation private -- "$0" "$@"
+	fi
+	tmpdir
+	R=$T/root
+	trap 'umount -l "$R" 2>/dev/null; rm -rf "$T"' EXIT
+	if ! base_overlay "$R" ||
+	    ! make -s -C "$TOP" install DESTDIR="$R" PREFIX=/usr B="$B" >/dev/null 2>&1; then
+		ok 1 "a copy of the base root with owlet installed"
+		done_testing
+	fi
+}

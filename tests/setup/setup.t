@@ -1,0 +1,81 @@
+#!/bin/bash
+# owlet-setup(8) on a private copy of the Debian base root switched to the
+# owlet profile (control --defaults: tcb): the root password through
+# passwdqc, administrator accounts (UID 0, own tcb entry, own key), and the
+# pwck-style check.
+. "$(dirname "$0")/../lib/root.sh"
+. "$(dirname "$0")/../lib/image.sh"
+need_root
+owlet_root "$@"
+"$B/sbin/control" --root "$R" --defaults --quiet
+ok $? "the owlet profile applied (tcb)"
+S() { "$B/sbin/owlet-setup" --root "$R" "$@"; }
+# verify PASS HASH: does libxcrypt (through perl's crypt) accept PASS?
+verify() { perl -e 'exit !(crypt($ARGV[0], $ARGV[1]) eq $ARGV[1])' "$1" "$2"; }
+hash_of() { cut -d: -f2 "$R/etc/tcb/$1/shadow"; }
+ssh-keygen -q -t ed25519 -N '' -C admin-key -f "$T/key"
+
+# --- root password through passwdqc
+out=$(printf 'short\n' | S --stdin root-password 2>&1); rc=$?
+is "$rc" 1 "a weak root password is refused"
+like "$out" "weak password for root: too short" "with passwdqc's reason"
+is "$(hash_of root)" "*" "root's entry is unchanged"
+STRONG='Tangled-Orchard-Lamp-Frost'
+printf '%s\n' "$STRONG" | S --stdin root-password >/dev/null
+ok $? "a strong root password is accepted"
+h=$(hash_of root)
+like "$h" '^\$y\$' "hashed with yescrypt"
+verify "$STRONG" "$h"
+ok $? "the new hash verifies against the password"
+verify "short" "$h"
+tfail "and not against another" test $? = 0
+is "$(stat -c '%a %u' "$R/etc/tcb/root/shadow")" "640 0" "root's tcb file keeps its mode and owner"
+
+# --- administrators
+S admin add alice --key "$T/key.pub" >/dev/null
+ok $? "admin add alice --key"
+like "$(grep '^alice:' "$R/etc/passwd")" '^alice:x:0:0:administrator alice:/home/alice:/bin/bash$' "alice is a UID-0 account of her own"
+is "$(hash_of alice)" "*" "key only: no password hash"
+is "$(stat -c '%a %u' "$R/etc/tcb/alice" "$R/etc/tcb/alice/shadow" | tr '\n' ' ')" "2710 0 640 0 " "her own tcb directory and file (tcb layout)"
+cmp -s "$T/key.pub" "$R/home/alice/.ssh/authorized_keys"
+ok $? "her key is in /home/alice/.ssh/authorized_keys"
+is "$(stat -c '%a %u' "$R/home/alice" "$R/home/alice/.ssh/authorized_keys" | tr '\n' ' ')" "700 0 600 0 " "home and key file are root-only"
+out=$(S admin add alice --key "$T/key.pub" 2>&1); rc=$?
+is "$rc:$out" "1:owlet-setup: $R/etc/passwd: account alice exists" "a second alice is refused"
+printf 'Quiet-Harbor-Stone-Violet\n' | S --stdin admin add bob --password >/dev/null
+ok $? "admin add bob --password"
+verify 'Quiet-Harbor-Stone-Violet' "$(hash_of bob)"
+ok $? "bob's own password hash in his own tcb file"
+out=$(printf 'bob\n' | S --stdin admin add carol --password 2>&1); rc=$?
+is "$rc" 1 "a weak administrator password is refused"
+t "and no trace of carol is left" test ! -e "$R/etc/tcb/carol" -a ! -e "$R/home/carol"
+is "$(grep -c '^carol:' "$R/etc/passwd")" 0 "(not in passwd either)"
+out=$(S admin add dave 2>&1); rc=$?
+like "$rc:$out" "^1:.*needs a key" "an administrator without key or password is refused"
+printf 'not a key\n' > "$T/bad.pub"
+out=$(S admin add erin --key "$T/bad.pub" 2>&1); rc=$?
+is "$rc:$out" "1:owlet-setup: $T/bad.pub:1: not an SSH public key line" "a bad key file: file:line error"
+out=$(S admin list)
+like "$out" "^alice +/home/alice +no password$" "admin list: alice, key only"
+like "$out" "^bob +/home/bob +password$" "admin list: bob, with a password"
+out=$(S check); rc=$?
+is "$rc" 0 "check: consistent"
+like "$out" "alice has UID 0" "check lists every root login"
+
+# --- removal and inconsistencies
+S admin del alice >/dev/null
+ok $? "admin del alice"
+t "alice's passwd line and tcb entry are gone" sh -c "! grep -q '^alice:' '$R/etc/passwd' && test ! -e '$R/etc/tcb/alice'"
+t "her home is kept" test -d "$R/home/alice"
+out=$(S admin del root 2>&1); rc=$?
+is "$rc:$out" "1:owlet-setup: root: not an administrator account" "root cannot be deleted"
+out=$(S admin del sshd 2>&1); rc=$?
+like "$rc:$out" "^1:.*sshd is not an administrator" "a non-UID-0 account is not deleted"
+mkdir "$R/etc/tcb/ghost"
+rm "$R/etc/tcb/bob/shadow"
+out=$(S check); rc=$?
+is "$rc" 1 "check exits 1 on problems"
+like "$out" "tcb/ghost: no such user in passwd" "names a tcb entry without a user"
+like "$out" "tcb/bob/shadow: missing" "names a user without a tcb file"
+
+done_testing
