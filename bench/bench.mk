@@ -6,6 +6,8 @@
 #                     pam_unix (whole /etc/shadow rewritten) at 1k/100k/1M
 #   make bench-seal   seal create/verify vs the SHA-256 ceiling, bsdtar,
 #                     NetBSD mtree, AIDE; RSS on 1M files (SEAL_FILES=...)
+#   make bench-audit  control --audit vs find -perm /6000 + getcap -r on
+#                     this machine's /usr /etc /var /opt (read-only)
 # bench-tcb runs first: a freshly deleted 1M-file tree slows ext4 inode
 # allocation for minutes.  bench-passwd then waits until bench-tcb's roots
 # are removed in the background and BENCH_SETTLE (360 s) old, about 18
@@ -21,11 +23,13 @@ $(B)/bench/passwd_bench: bench/passwd_bench.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $< -lpam
 
-bench: bench-tcb bench-passwd bench-seal
+bench: bench-tcb bench-passwd bench-seal bench-audit
 bench-tcb: all $(BENCH_BINS)
 	B=$(abspath $(B)) sh bench/tcb.sh
 bench-passwd: all $(B)/bench/passwd_bench $(B)/tests/bin/pamprobe
 	B=$(abspath $(B)) sh bench/passwd.sh
 bench-seal: all $(BENCH_BINS)
 	B=$(abspath $(B)) bash bench/seal.sh
-.PHONY: bench-tcb bench-passwd bench-seal
+bench-audit: all
+	B=$(abspath $(B)) sh bench/audit.sh
+.PHONY: bench-tcb bench-passwd bench-seal bench-audit
