@@ -255,8 +255,10 @@ static int
 cmd_dump(struct ctl *c, int argc, char **argv)
 {
 	const char *st;
-	int i, err, rc = 0;
+	int i, err, rc = 0, first = 1;
 
+	if (json)
+		printf("{");
 	for (i = 0; i < (argc ? argc : c->nfac); i++) {
 		struct facility *f = argc ? facility_or_die(c, argv[i]) :
 		    &c->fac[i];
@@ -264,11 +266,19 @@ cmd_dump(struct ctl *c, int argc, char **argv)
 			continue;
 		st = engine_status(c, f, &err);
 		rc |= err;
-		if (st)
+		if (st && json) {
+			printf("%s\n  ", first ? "" : ",");
+			json_str(f->name);
+			printf(": ");
+			json_str(st);
+			first = 0;
+		} else if (st)
 			printf("%s %s\n", f->name, st);
 		else if (argc)
 			warnx("%s: state unknown, not dumped", f->name);
 	}
+	if (json)
+		printf("%s}\n", first ? "" : "\n");
 	return rc;
 }
 

@@ -114,6 +114,8 @@ rm -f "$R/usr/local/bin/planted"
 ctl --dump > "$T/dump"
 ok $? "--dump"
 like "$(cat "$T/dump")" "^passwd tcb$" "dump holds FACILITY STATE lines"
+ctl --dump --json | perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); exit !($j->{passwd} eq "tcb" && $j->{ping} eq "dgramsocket")'
+ok $? "--dump --json: an object of facility: state"
 ctl su public >/dev/null && ctl ping public >/dev/null
 ctl --restore "$T/dump"
 ok $? "--restore"
@@ -168,6 +170,9 @@ like "$(ctl 2>&1 >/dev/null)" "broken:2: state on has no action" "a state withou
 printf 'summary x\nstate on\nsysctl net.ipv4.ping_group_range "${gid:nosuchgroup} 5"\nstate off\nfile /usr/bin/chfn root root 0700\n' > "$R/etc/control.d/facilities/broken"
 out=$(ctl broken 2>&1); rc=$?
 is "$rc:$out" "0:off" "a value naming a missing group does not hold, silently"
+printf 'summary x\nstate a\nfile /usr/bin/chfn root root 0700\nstate b\nfile /usr/bin/chfn root root 0700\n' > "$R/etc/control.d/facilities/broken"
+out=$(ctl broken b 2>&1); rc=$?
+is "$rc:$out" "1:control: broken: Requested b, got a" "a state that reads back as another: Requested b, got a"
 rm "$R/etc/control.d/facilities/broken"
 printf 'summary local\nstate on\nfile /usr/bin/chfn root root 0750\nstate off\nfile /usr/bin/chfn root root 0700\n' > "$R/etc/control.d/facilities/chfn"
 is "$(ctl chfn list)" "on off" "a local facility file replaces the shipped one"
