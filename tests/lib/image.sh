@@ -31,6 +31,36 @@ need_base() {
 	fi
 }
 
+# need_image: build the image (make image: the base if needed, then
+# build/image/ from scratch, 10-25 s), then hold a shared lock on
+# $B/image/lock (fd 7) for the rest of the test: image/build.sh takes it
+# exclusively, so no concurrent make image replaces $OWLET_IMAGE (or the
+# spec and signature) underneath.  The lock survives an exec (a test
+# re-running itself in a private mount namespace keeps it).  If a build
+# fails between ours and the lock, its outputs are missing: that, or a
+# failing make image, stops the whole run (TAP "Bail out!") naming the
+# reason.  Call need_root first, and not after need_base in the same
+# process: a rebuild of the base waits for every holder of the base's lock.
+# Tests never write to $OWLET_IMAGE: they use base_overlay DIR "$OWLET_IMAGE".
+need_image() {
+	_ni_log=$(mktemp)
+	if ! make -s -C "$TOP" B="$B" image >"$_ni_log" 2>&1; then
+		echo "Bail out! need_image: make image failed: $(tail -n 1 "$_ni_log")"
+		rm -f "$_ni_log"
+		exit 255
+	fi
+	rm -f "$_ni_log"
+	exec 7<"$B/image/lock"
+	flock -s 7
+	for _ni_f in root/usr/sbin/control owlet-bookworm.mtree \
+	    owlet-bookworm.mtree.minisig owlet.pub; do
+		if [ ! -e "$B/image/$_ni_f" ]; then
+			echo "Bail out! need_image: $B/image/$_ni_f missing (a concurrent make image failed?)"
+			exit 255
+		fi
+	done
+}
+
 # base_overlay DIR [LOWER]: mount at DIR (created if missing) a writable
 # overlayfs whose lower layer is LOWER (default: the base) and whose upper
 # and work dirs are fresh under $T (tmpdir), else under a new temp dir.
@@ -95,3 +125,28 @@ owlet_root() {
 		done_testing
 	fi
 }
+
+# in_image DIR SCRIPT: run the bash text SCRIPT inside DIR (an overlay of
+# the image: base_overlay DIR "$OWLET_IMAGE") with chroot_run in its own
+# network namespace (CHROOT_UNSHARE=-n), after sourcing tests/lib/inside.sh
+# (step, boot, start_sshd, ssh_pw, ssh_key; see there).  stdin is
+# /dev/null.  Every process the script started (sshd, cron) dies when it
+# returns, or when it has run IN_IMAGE_TIMEOUT seconds (default 300: the
+# whole namespace is killed, status 124).  Results are read from outside
+# with step_out/step_rc.  Returns the script's status.
+in_image() {
+	_ii_o=$1/var/tmp/owlet-system
+	{ [ -d "$_ii_o" ] || mkdir -m 0700 "$_ii_o"; } &&
+	cp "$TOP/tests/lib/inside.sh" "$_ii_o/inside.sh" &&
+	printf '%s\n' "$2" >"$_ii_o/script.sh" || return 1
+	CHROOT_UNSHARE=-n timeout -k 10 "${IN_IMAGE_TIMEOUT:-300}" \
+	    sh "$TOP/image/chroot.sh" "$1" /bin/bash -c \
+	    '. /var/tmp/owlet-system/inside.sh && . /var/tmp/owlet-system/script.sh' \
+	    </dev/null
+}
+
+# step_out DIR NAME, step_rc DIR NAME: the output (stdout and stderr) and
+# exit status of the step NAME of the last in_image DIR ("missing" when
+# the step did not run).
+step_out() { cat "$1/var/tmp/owlet-system/$2.out" 2>/dev/null || echo missing; }
+step_rc() { cat "$1/var/tmp/owlet-system/$2.rc" 2>/dev/null || echo missing; }
