@@ -40,6 +40,7 @@ include tests/fault/fault.mk
 include man/man.mk
 include bench/bench.mk
 include image/image.mk
+include mk/deb.mk
 
 # V=1 shows the commands.
 ifneq ($(V),1)

@@ -1,0 +1,93 @@
+#!/bin/sh
+# Build owlet's Debian packages (make deb; see mk/deb.mk).
+#
+# The tree (tracked and untracked files that git does not ignore; without
+# git, everything but build directories and .git) is copied to a fresh
+# directory under $B/cache (which the top Makefile's search for *.d
+# dependency files skips), where dpkg-buildpackage -b -us -uc runs; its
+# own build directory is inside the copy.  Nothing outside $B changes.
+set -eu
+prog=deb.sh
+die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
+
+B=${B:-build}
+DEB_OUT=${DEB_OUT:-$B/deb}
+DEB_VERSION=${DEB_VERSION:-}
+DEB_LINTIAN=${DEB_LINTIAN:-1}
+TOP=$(pwd)
+
+command -v dpkg-buildpackage >/dev/null || die "dpkg-buildpackage missing (make deps)"
+command -v dh >/dev/null || die "debhelper missing (make deps)"
+[ -f debian/control ] || die "run from the top of the tree"
+
+mkdir -p "$B/cache" "$DEB_OUT"
+W=$(mktemp -d "$B/cache/deb-build.XXXXXX")
+W=$(cd "$W" && pwd)
+trap 'rm -rf "$W"' EXIT INT TERM
+S=$W/owlet
+mkdir "$S"
+
+# the tree, as git sees it (working copy, untracked files included)
+if git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
+	# shellcheck disable=SC2016 # $f belongs to the inner sh
+	git -C "$TOP" ls-files -z --cached --others --exclude-standard |
+	    (cd "$TOP" && xargs -0 sh -c 'for f; do [ -e "$f" ] || [ -L "$f" ] && printf "%s\0" "$f"; done; :' sh) |
+	    tar -C "$TOP" --null --no-recursion -T - -cf - | tar -C "$S" -xf -
+else
+	tar -C "$TOP" --exclude=./.git --exclude='./build*' -cf - . | tar -C "$S" -xf -
+fi
+[ -x "$S/debian/rules" ] || die "debian/rules missing in the copy"
+
+if [ -n "$DEB_VERSION" ]; then
+	# a changelog entry for DEB_VERSION, by the last entry's maintainer
+	who=$(sed -n 's/^ -- \(.*>\)  .*/\1/p' "$S/debian/changelog" | head -n 1)
+	{
+		printf 'owlet (%s) unstable; urgency=medium\n\n' "$DEB_VERSION"
+		printf '  * Built as version %s (make deb DEB_VERSION=%s).\n\n' \
+		    "$DEB_VERSION" "$DEB_VERSION"
+		printf ' -- %s  %s\n\n' "$who" "$(date -R)"
+		cat "$S/debian/changelog"
+	} > "$S/debian/changelog.new"
+	mv "$S/debian/changelog.new" "$S/debian/changelog"
+fi
+version=$(cd "$S" && dpkg-parsechangelog -S Version)
+
+log=$W/build.log
+echo "deb: building owlet $version in $S"
+# The build inside the copy must not see this make's variables: B from
+# the environment or from MAKEFLAGS (make deb B=/abs/build puts it there)
+# would point the copy's "make clean" at the real build directory.
+if ! (cd "$S" &&
+    env -u B -u DEB_OUT -u DEB_VERSION -u DEB_LINTIAN -u MAKEFLAGS -u MFLAGS \
+    -u MAKELEVEL -u MAKEOVERRIDES -u MAKEFILES \
+    DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-parallel=$(nproc)}" \
+    dpkg-buildpackage -b -us -uc) >"$log" 2>&1; then
+	tail -n 30 "$log" >&2
+	die "dpkg-buildpackage failed (log above)"
+fi
+
+# one build's packages in DEB_OUT
+rm -f "$DEB_OUT"/*.deb "$DEB_OUT"/*.buildinfo "$DEB_OUT"/*.changes
+mv "$W"/*.deb "$W"/*.buildinfo "$W"/*.changes "$DEB_OUT"/
+cp "$log" "$DEB_OUT/build.log"
+(cd "$DEB_OUT" && for d in *.deb; do
+	printf '  %-48s %8s bytes\n' "$d" "$(stat -c %s "$d")"
+done)
+
+if [ "$DEB_LINTIAN" = 1 ]; then
+	command -v lintian >/dev/null || die "lintian missing (make deps)"
+	# Overrides ship in the packages (debian/*.lintian-overrides, each
+	# with its reason); any warning or error that no override justifies
+	# (E:, W:) is fatal.  Informational tags and the overridden ones (O:,
+	# with the reason) are listed too.  (--fail-on would count the
+	# overridden tags that --show-overrides lists.)
+	rc=0
+	lintian --fail-on none --display-info --show-overrides \
+	    "$DEB_OUT"/*.changes > "$W/lintian.txt" 2>&1 || rc=$?
+	grep -v '^running with root privileges' "$W/lintian.txt" > "$DEB_OUT/lintian.txt" || :
+	if [ "$rc" != 0 ] || grep -q '^[EW]:' "$DEB_OUT/lintian.txt"; then
+		cat "$DEB_OUT/lintian.txt" >&2
+		die "lintian: warnings or errors (above)"
+	fi
+	echo "deb: lintian: no error or warning; $(grep -c '^O:' "$DEB_OUT/lintian.txt") overridden, $(grep -c '^I:' "$DEB_OUT/lintian.txt") info ($DEB_OUT/lintian.txt)"
+fi
