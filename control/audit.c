@@ -182,11 +182,23 @@ walk_dir(struct walk *w, int dfd, dev_t dev, int depth)
 	closedir(d);
 }
 
-/* The facility and state that manage PATH, if any. */
+/* The facility that manages PATH, if any.  A dpkg diversion's
+ * PATH.distrib (Debian's program moved aside for owlet's, e.g. chage)
+ * belongs to the facility of PATH: dpkg gives it the statoverride mode of
+ * PATH when the package is upgraded. */
 static const struct facility *
 manager(struct ctl *c, const char *path)
 {
+	static const char distrib[] = ".distrib";
+	size_t n = strlen(path), dl = sizeof(distrib) - 1;
+	char base[PATH_MAX];
 	int i, j, k;
+
+	if (n > dl && strcmp(path + n - dl, distrib) == 0 && n - dl < sizeof(base)) {
+		memcpy(base, path, n - dl);
+		base[n - dl] = '\0';
+		path = base;
+	}
 
 	for (i = 0; i < c->nfac; i++)
 		for (j = 0; j < c->fac[i].nstate; j++)

@@ -109,6 +109,9 @@ like "$out" "/usr/local/bin/planted 4755 root:root UNKNOWN" "and names it"
 ctl --audit --json | perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>); exit !($j->{unknown} == 1 && $j->{setuid} == 1 && grep { $_->{path} eq "/usr/local/bin/planted" && !defined $_->{facility} } @{$j->{files}})'
 ok $? "audit --json: the planted file, unknown, counted"
 rm -f "$R/usr/local/bin/planted"
+cp "$R/usr/bin/true" "$R/usr/bin/chsh.distrib" && chmod 2755 "$R/usr/bin/chsh.distrib"
+like "$(ctl --audit)" "/usr/bin/chsh.distrib 2755 root:root chsh " "a dpkg-diverted PATH.distrib is counted under PATH's facility"
+rm -f "$R/usr/bin/chsh.distrib"
 
 # --- dump and restore
 ctl --dump > "$T/dump"
