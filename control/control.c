@@ -29,6 +29,7 @@ enum cmd { C_LIST, C_CHECK, C_AUDIT, C_DUMP, C_RESTORE, C_REAPPLY,
 	C_DEFAULTS };
 
 static int json, quiet;
+static int lockfd = -1;	/* ROOT/etc/control.d/lock, held until exit */
 
 static void __attribute__((noreturn))
 usage(int status)
@@ -87,12 +88,14 @@ lock_root(struct ctl *c)
 	dfd = ctl_mkdirs(c, "etc/control.d", 0700);
 	if (dfd < 0)
 		err(1, "%s", ctl_path(c, "/etc/control.d"));
+	if (lockfd >= 0)
+		return;
 	fd = openat(dfd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
 	    0600);
 	close(dfd);
 	if (fd < 0 || flock(fd, LOCK_EX) < 0)
 		err(1, "%s", ctl_path(c, "/etc/control.d/lock"));
-	/* held until exit */
+	lockfd = fd;
 }
 
 static struct facility *

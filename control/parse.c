@@ -433,7 +433,7 @@ static int
 one_line(struct parser *p, char *line)
 {
 	struct facility *f = p->f;
-	char *w[WORDS_MAX];
+	char *w[WORDS_MAX] = { NULL };
 	int n;
 
 	if ((n = split_words(p, line, w)) <= 0)

@@ -129,7 +129,7 @@ sysctl_holds(struct ctl *c, const struct act *a)
 int
 sysctl_apply(struct ctl *c, const struct act *a)
 {
-	char value[VALUE_MAX], line[FAC_TEXT_MAX + 1], old[VALUE_MAX];
+	char value[VALUE_MAX], line[FAC_TEXT_MAX + 1] = "", old[VALUE_MAX];
 	int fd;
 
 	if (a->alt[0] && ctl_expand(c, a->alt[0], value, sizeof(value)) < 0)

@@ -217,6 +217,8 @@ struct obuf {
 static int
 put(struct obuf *o, const char *s, size_t n)
 {
+	if (n == 0)
+		return o->p || (o->p = calloc(1, 1)) ? 0 : -1;
 	if (o->len + n + 1 > o->cap) {
 		size_t cap = (o->len + n + 1) * 2;
 		char *p = realloc(o->p, cap);

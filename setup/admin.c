@@ -210,7 +210,7 @@ out:
 static const char *
 login_kind(struct setup *s, const char *name)
 {
-	char path[OWLET_NAME_MAX + 16], *data, *hash;
+	char path[OWLET_NAME_MAX + 16], *data = NULL, *hash;
 	struct stat st;
 	size_t len;
 	int dfd = s->etcfd, own = 0;
@@ -232,8 +232,10 @@ login_kind(struct setup *s, const char *name)
 			kind = *hash == '$' ? "password" : "no password";
 			break;
 		}
-	explicit_bzero(data, len);
-	free(data);
+	if (data) {
+		explicit_bzero(data, len);
+		free(data);
+	}
 out:
 	if (own && dfd >= 0)
 		close(dfd);
