@@ -56,6 +56,9 @@ ctl() { "$R/usr/sbin/control" --root "$R" "$@"; }
 B=${B:?} bash "$here/shadow-tcb.sh" --install "$R" ||
 	die "tcb-aware shadow-utils: build or install failed (exit $?)"
 
+# First login: root without a password is asked for one (passwdqc).
+put etc/profile.d/owlet-setup.sh etc/profile.d/owlet-setup.sh 0644
+
 # Password policy (min 15, passphrases, random=64; see the file), used by
 # pam_passwdqc through the tcb stack and by owlet-setup.
 install -o root -g root -m 0644 "$R/usr/share/owlet/passwdqc.conf" \

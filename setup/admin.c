@@ -253,6 +253,12 @@ list_one(void *arg, unsigned long lineno, char **f, int nf)
 }
 
 int
+shadow_has_password(struct setup *s, const char *user)
+{
+	return strcmp(login_kind(s, user), "password") == 0;
+}
+
+int
 admin_list(struct setup *s)
 {
 	return etc_passwd_each(s, list_one, s) < 0 ? -1 : 0;

@@ -2,7 +2,7 @@
  * owlet-setup: the owlet system's first-login settings and its
  * administrator accounts (see owlet-setup(8)).
  *
- *   owlet-setup [--root DIR] [--stdin] root-password
+ *   owlet-setup [--root DIR] [--stdin] root-password [--if-unset]
  *   owlet-setup [--root DIR] [--stdin] admin add NAME [--key FILE] [--password]
  *   owlet-setup [--root DIR] admin del NAME
  *   owlet-setup [--root DIR] admin list
@@ -25,7 +25,7 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: owlet-setup [--root DIR] [--stdin] root-password\n"
+	    "usage: owlet-setup [--root DIR] [--stdin] root-password [--if-unset]\n"
 	    "       owlet-setup [--root DIR] [--stdin] admin add NAME [--key FILE] [--password]\n"
 	    "       owlet-setup [--root DIR] admin del NAME\n"
 	    "       owlet-setup [--root DIR] admin list\n"
@@ -40,10 +40,14 @@ setup_path(const struct setup *s, const char *path)
 }
 
 static int
-root_password(struct setup *s)
+root_password(struct setup *s, int if_unset)
 {
 	char hash[HASH_MAX];
 	int lock, rc = -1;
+
+	/* the first-login hook: nothing to do once root has a password */
+	if (if_unset && shadow_has_password(s, "root"))
+		return 0;
 
 	if ((lock = owlet_pwlock(s->etcfd)) < 0) {
 		warn("cannot lock %s", setup_path(s, "/etc/.pwd.lock"));
@@ -125,7 +129,10 @@ main(int argc, char **argv)
 	if (s.rootfd < 0 || (s.etcfd = owlet_open_dir(s.rootfd, "etc")) < 0)
 		err(1, "%s", setup_path(&s, "/etc"));
 	if (strcmp(argv[0], "root-password") == 0 && argc == 1)
-		rc = root_password(&s);
+		rc = root_password(&s, 0);
+	else if (strcmp(argv[0], "root-password") == 0 && argc == 2 &&
+	    strcmp(argv[1], "--if-unset") == 0)
+		rc = root_password(&s, 1);
 	else if (strcmp(argv[0], "admin") == 0)
 		rc = admin(&s, argc, argv);
 	else if (strcmp(argv[0], "check") == 0 && argc == 1)

@@ -57,6 +57,8 @@ int admin_add(struct setup *s, const char *name, const char *keyfile,
     int with_password);
 int admin_del(struct setup *s, const char *name);
 int admin_list(struct setup *s);
+/* Does USER's shadow entry hold a crypt(5) hash (1) or not (0)? */
+int shadow_has_password(struct setup *s, const char *user);
 
 /* check.c: pwck-style consistency of passwd, group and the tcb tree. */
 int check_accounts(struct setup *s);

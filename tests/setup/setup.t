@@ -20,6 +20,8 @@ out=$(printf 'short\n' | S --stdin root-password 2>&1); rc=$?
 is "$rc" 1 "a weak root password is refused"
 like "$out" "weak password for root: too short" "with passwdqc's reason"
 is "$(hash_of root)" "*" "root's entry is unchanged"
+out=$(printf 'short\n' | S --stdin root-password --if-unset 2>&1); rc=$?
+like "$rc:$out" "^1:.*weak password" "--if-unset asks while root has no password"
 STRONG='Tangled-Orchard-Lamp-Frost'
 printf '%s\n' "$STRONG" | S --stdin root-password >/dev/null
 ok $? "a strong root password is accepted"
@@ -30,6 +32,9 @@ ok $? "the new hash verifies against the password"
 verify "short" "$h"
 tfail "and not against another" test $? = 0
 is "$(stat -c '%a %u' "$R/etc/tcb/root/shadow")" "640 0" "root's tcb file keeps its mode and owner"
+before=$(hash_of root)
+out=$(printf 'Another-Strong-Passphrase-Here\n' | S --stdin root-password --if-unset 2>&1); rc=$?
+is "$rc:$out:$(hash_of root)" "0::$before" "--if-unset does nothing once root has a password"
 
 # --- administrators
 S admin add alice --key "$T/key.pub" >/dev/null
