@@ -39,6 +39,7 @@ include tests/fuzz/fuzz.mk
 include tests/fault/fault.mk
 include man/man.mk
 include bench/bench.mk
+include mk/lint.mk
 include image/image.mk
 include mk/deb.mk
 

@@ -426,6 +426,11 @@ main(int argc, char **argv)
 	default:
 		usage(2);
 	}
+	for (ch = 0; ch < c.nfac; ch++)
+		facility_free(&c.fac[ch]);
+	free(c.fac);
+	undo_forget(&c);
+	close(c.rootfd);
 	if (fflush(stdout) == EOF || ferror(stdout))
 		err(1, "stdout");
 	/* A facility file that failed to load was named on stderr; a

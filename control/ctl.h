@@ -28,8 +28,8 @@
 #ifndef OWLET_DATADIR
 #define OWLET_DATADIR	"/usr/share/owlet"	/* make passes $(OWLET_DATADIR) */
 #endif
-#define CTL_PAM_DIR	(OWLET_DATADIR "/pam" + 1)	/* shipped stacks,
-							 * root-relative */
+/* shipped stacks, root-relative (OWLET_DATADIR without its leading /) */
+#define CTL_PAM_DIR	(&(OWLET_DATADIR "/pam")[1])
 
 struct undo;
 

@@ -26,7 +26,7 @@ struct parser {
 	size_t errlen;
 };
 
-static int
+static int __attribute__((format(printf, 2, 3)))
 fail(struct parser *p, const char *fmt, ...)
 {
 	va_list ap;

@@ -11,7 +11,7 @@ B=${B:-build}
 pkgs="gcc make pkg-config perl util-linux libpam0g-dev libcrypt-dev
 libpasswdqc-dev libssl-dev libcap-dev pamtester mandoc clang
 libclang-rt-14-dev time dpkg-dev mtree-netbsd libarchive-tools minisign
-signify-openbsd aide libsodium-dev strace debootstrap
+signify-openbsd aide libsodium-dev strace cppcheck clang-tools-14 debootstrap
 debhelper fakeroot lintian"
 extract_pkgs="libpam-passwdqc passwdqc libnss-db"
 

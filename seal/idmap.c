@@ -3,6 +3,7 @@
  * etc/passwd and etc/group (an image) is described with ITS names, not the
  * host's; otherwise the host's databases are asked, once per id.
  */
+#include <errno.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -123,24 +124,34 @@ seal_idmap_lookup(struct idmap *m, unsigned id)
 const char *
 seal_idmap_name(struct idmap *m, unsigned id)
 {
-	const char *s = seal_idmap_lookup(m, id);
-	char buf[4096];
+	const char *s = seal_idmap_lookup(m, id), *name = NULL;
+	struct group g, *gr = NULL;
+	struct passwd p, *pw = NULL;
+	size_t len = 4096;
+	char *buf = NULL, *nb;
+	int rc = 0;
 
 	if (s || m->from_tree)
 		return s ? s : "";
-	if (m->group) {
-		struct group g, *r = NULL;
-		getgrgid_r(id, &g, buf, sizeof(buf), &r);
-		add(m, id, r && strlen(r->gr_name) <= 32 ? r->gr_name : "",
-		    r != NULL);
-		qsort(m->v, m->n, sizeof(*m->v), by_id);
-	} else {
-		struct passwd p, *r = NULL;
-		getpwuid_r(id, &p, buf, sizeof(buf), &r);
-		add(m, id, r && strlen(r->pw_name) <= 32 ? r->pw_name : "",
-		    r != NULL);
-		qsort(m->v, m->n, sizeof(*m->v), by_id);
-	}
+	/* ERANGE: the entry does not fit (a group with many members); retry
+	 * with a bigger buffer rather than record the id as nameless. */
+	do {
+		if (!(nb = realloc(buf, len)))
+			break;
+		buf = nb;
+		if (m->group)
+			rc = getgrgid_r(id, &g, buf, len, &gr);
+		else
+			rc = getpwuid_r(id, &p, buf, len, &pw);
+		len *= 2;
+	} while (rc == ERANGE && len <= 1024 * 1024);
+	if (gr)
+		name = gr->gr_name;
+	else if (pw)
+		name = pw->pw_name;
+	add(m, id, name && strlen(name) <= 32 ? name : "", name != NULL);
+	free(buf);
+	qsort(m->v, m->n, sizeof(*m->v), by_id);
 	return seal_idmap_lookup(m, id);
 }
 

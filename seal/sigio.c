@@ -164,10 +164,19 @@ sig_write_file(const char *path, const void *data, size_t len, mode_t mode,
 		return 0;
 	}
 	/* No replacement: renameat2(RENAME_NOREPLACE), or link(2) where the
-	 * file system lacks it; both fail with EEXIST atomically. */
+	 * file system lacks it; both fail with EEXIST atomically.  An
+	 * unnamed file (O_TMPFILE: owlet_replace_begin left r.tmp empty) is
+	 * linked in under its final name, which fails the same way. */
 	if (fsync(r.fd) < 0)
 		goto fail;
-	if (renameat2(dirfd, r.tmp, dirfd, base, RENAME_NOREPLACE) < 0) {
+	if (!r.tmp[0]) {
+		char proc[32];
+
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", r.fd);
+		if (linkat(AT_FDCWD, proc, dirfd, base, AT_SYMLINK_FOLLOW) < 0)
+			goto fail;
+	} else if (renameat2(dirfd, r.tmp, dirfd, base,
+	    RENAME_NOREPLACE) < 0) {
 		if (errno != EINVAL && errno != ENOSYS)
 			goto fail;
 		if (linkat(dirfd, r.tmp, dirfd, base, 0) < 0)

@@ -298,6 +298,7 @@ seal_walk(const struct walk_opts *o)
 	fill(&root, &st);
 	stack[0].path = strdup(".");
 	if (!root.path || !stack[0].path || read_dir(&stack[0]) < 0) {
+		free(root.path);	/* not handed to o->fn yet */
 		rc = -1;
 		goto out;
 	}

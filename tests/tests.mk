@@ -10,3 +10,14 @@ $(B)/tests/bin/%: tests/bin/%.c $(COMMON_A) $(LIBTCB_SO)
 
 check: all $(TEST_BINS)
 	B=$(abspath $(B)) prove -r $(PROVE_FLAGS) tests/
+
+# Sanitizer build: a hook that turns LeakSanitizer off in processes without
+# owlet code and in those it cannot check (set-ID, traced), preloaded with
+# the runtime (preload in tests/lib/tap.sh; tests/lib/lsan_off.c says why).
+# Plain C, never instrumented.
+ifeq ($(SANITIZE),1)
+$(B)/tests/lsan_off.so: tests/lib/lsan_off.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $<
+check: $(B)/tests/lsan_off.so
+endif

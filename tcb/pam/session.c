@@ -3,6 +3,7 @@
 #include <syslog.h>
 #include <unistd.h>
 #include <security/pam_ext.h>
+#include <security/pam_modutil.h>
 
 #include "owlet.h"
 #include "pam_tcb.h"
@@ -36,7 +37,10 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
 	rc = session_user(pamh, argc, argv, &name);
 	if (rc != PAM_SUCCESS)
 		return rc;
-	if (!getpwnam(name)) {
+	/* Not getpwnam(): its static result is the application's too, and
+	 * the application may be threaded; pam_modutil_getpwnam keeps the
+	 * result as PAM data of this handle. */
+	if (!pam_modutil_getpwnam(pamh, name)) {
 		pam_syslog(pamh, LOG_ERR, "session: unknown user %s", name);
 		return PAM_SESSION_ERR;
 	}

@@ -118,7 +118,7 @@ main(int argc, char **argv)
 	long long t0;
 	pid_t pid;
 
-	while (environ[nenv] && nenv < 200) {
+	while (nenv < 200 && environ[nenv]) {
 		env[nenv] = environ[nenv];
 		nenv++;
 	}

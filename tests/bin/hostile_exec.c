@@ -163,11 +163,20 @@ read_all(const char *path, size_t *len)
 	return buf;
 }
 
+/* The environment's strings point into the files' buffers, kept here
+ * (reachable) until exec. */
+static char *envbufs[16];
+static int nenvbufs;
+
 static void
 envfile(const char *path)
 {
 	size_t len;
 	char *buf = read_all(path, &len), *p = buf, *nl;
+
+	if (nenvbufs == (int)(sizeof(envbufs) / sizeof(envbufs[0])))
+		die("too many environment files");
+	envbufs[nenvbufs++] = buf;
 
 	while (p < buf + len) {
 		nl = strchr(p, '\n');
@@ -319,7 +328,7 @@ main(int argc, char **argv)
 {
 	struct ev evs[MAXEV];
 	int nev = 0, opt, i, status = 0, in[2] = { -1, -1 }, errp[2], e;
-	int ignsig = 0, done = 0, timeout_s = 30, rep = 1, feeding = 0;
+	int ignsig = 0, timeout_s = 30, rep = 1, feeding = 0;
 	int stopped = 0;
 	const char *closefds = "", *input = NULL, *asz = NULL, *xsz = NULL;
 	long fsize = -1, nofile = -1, feed_ms = 0;
@@ -443,14 +452,12 @@ main(int argc, char **argv)
 	if (input)
 		fcntl(in[1], F_SETFL, O_NONBLOCK);
 
-	for (i = 0; !done; ) {
+	for (i = 0;;) {
 		long long t = now_ms() - t0;
 		pid_t w = waitpid(pid, &status, WNOHANG);
 
-		if (w == pid) {
-			done = 1;
+		if (w == pid)
 			break;
-		}
 		if (w < 0 && errno != EINTR)
 			die("waitpid");
 		while (i < nev && evs[i].ms <= t) {

@@ -19,6 +19,7 @@ main(int argc, char **argv)
 	if (!setting)
 		return 1;
 	hash = crypt_rn(pass, setting, &cd, sizeof(cd));
+	free(setting);
 	if (!hash || hash[0] == '*')
 		return 1;
 	puts(hash);

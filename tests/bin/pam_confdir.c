@@ -198,8 +198,10 @@ main(int argc, char **argv)
 
 	answers = calloc((size_t)argc, sizeof(*answers));
 	items = calloc((size_t)argc, sizeof(*items));
-	if (!answers || !items)
+	if (!answers || !items) {
+		free(items);
 		return 2;
+	}
 	while ((c = getopt(argc, argv, "+c:s:u:a:i:d")) != -1) {
 		switch (c) {
 		case 'c': confdir = optarg; break;
@@ -217,6 +219,7 @@ main(int argc, char **argv)
 	    pam_start(service, user, &pc, &pamh);
 	if (rc != PAM_SUCCESS) {
 		print_code("start", rc);
+		free(items);
 		return 1;
 	}
 	for (i = 0; i < nitems; i++) {
@@ -232,9 +235,11 @@ main(int argc, char **argv)
 		rc = pam_set_item(pamh, item, eq + 1);
 		if (rc != PAM_SUCCESS) {
 			print_code("set_item", rc);
+			free(items);
 			return 1;
 		}
 	}
+	free(items);
 	if (delay && pam_set_item(pamh, PAM_FAIL_DELAY,
 	    (const void *)delay_fn) != PAM_SUCCESS)
 		return 1;

@@ -86,27 +86,26 @@ cmd_namr(const char *name, size_t buflen)
 {
 	struct spwd sp, *res = NULL;
 	char *buf = malloc(buflen ? buflen : 1);
-	int rc;
+	int rc, status = 1;
 
+	if (!buf)
+		return 2;
 	/* Poison the struct: success must fill every field. */
 	memset(&sp, 0x5a, sizeof(sp));
 	rc = getspnam_r(name, &sp, buf, buflen, &res);
-	if (rc != 0) {
+	if (rc != 0)
 		printf("rc %s%s\n", ename(rc), res ? " result-set" : "");
-		return 1;
-	}
-	if (!res) {
+	else if (!res)
 		printf("notfound\n");
-		return 1;
-	}
-	if (res != &sp) {
+	else if (res != &sp)
 		printf("bad result pointer\n");
-		return 1;
+	else {
+		fmt(&sp, line, sizeof(line));
+		printf("%s\n", line);
+		status = 0;
 	}
-	fmt(&sp, line, sizeof(line));
-	printf("%s\n", line);
 	free(buf);
-	return 0;
+	return status;
 }
 
 static int
@@ -127,9 +126,11 @@ static int
 cmd_entr(size_t buflen)
 {
 	struct spwd sp, *res;
-	char *buf = malloc(buflen);
+	char *buf = malloc(buflen ? buflen : 1), *nbuf;
 	int rc, status = 0;
 
+	if (!buf)
+		return 2;
 	setspent();
 	for (;;) {
 		res = NULL;
@@ -140,8 +141,12 @@ cmd_entr(size_t buflen)
 			/* glibc's getspent does this: the same entry must
 			 * come again with the bigger buffer */
 			printf("rc ERANGE\n");
-			buflen *= 2;
-			buf = realloc(buf, buflen);
+			buflen = buflen ? 2 * buflen : 1;
+			if (!(nbuf = realloc(buf, buflen))) {
+				status = 2;
+				break;
+			}
+			buf = nbuf;
 			continue;
 		}
 		if (rc != 0) {
@@ -206,19 +211,27 @@ worker(void *arg)
 static int
 cmd_threads(const char *file, int nthreads, int n)
 {
-	FILE *f = fopen(file, "r");
+	FILE *f;
 	pthread_t th[64];
-	char l[4096];
+	char l[4096], **nw;
 	long k;
 
-	if (!f || nthreads < 1 || nthreads > 64) {
+	if (nthreads < 1 || nthreads > 64)
+		return 2;
+	if (!(f = fopen(file, "r"))) {
 		perror(file);
 		return 2;
 	}
 	while (fgets(l, sizeof(l), f)) {
 		l[strcspn(l, "\n")] = '\0';
-		want = realloc(want, (size_t)(nwant + 1) * sizeof(*want));
-		want[nwant++] = strdup(l);
+		nw = realloc(want, (size_t)(nwant + 1) * sizeof(*want));
+		if (nw)
+			want = nw;
+		if (!nw || !(want[nwant] = strdup(l))) {
+			fclose(f);
+			return 2;
+		}
+		nwant++;
 	}
 	fclose(f);
 	if (nwant == 0)

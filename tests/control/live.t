@@ -7,6 +7,7 @@
 . "$(dirname "$0")/../lib/root.sh"
 . "$(dirname "$0")/../lib/image.sh"
 need_root
+need_plain_build
 owlet_root "$@"
 install -m 0755 "$B/tests/bin/icmpsock" "$R/usr/local/bin/icmpsock"
 unlike() {

@@ -22,6 +22,7 @@
 . "$(dirname "$0")/../lib/root.sh"
 . "$(dirname "$0")/../lib/image.sh"
 need_root
+need_plain_build
 command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null &&
     command -v lintian >/dev/null ||
 	skip_all "dpkg-dev, debhelper or lintian missing (make deps)"

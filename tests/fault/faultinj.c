@@ -3,7 +3,7 @@
  * mutating libc function fail, so that tests can loop N over every call site
  * of a tool and check the on-disk invariant after each run.
  *
- * Environment (read once, at the first wrapped call or at load time):
+ * Environment (read once, by the constructor at load time):
  *   FAULT_AT=N       the N-th counted call (N >= 1) fails: it returns -1 with
  *                    errno FAULT_ERRNO and libc is not called.  Only that
  *                    one call fails; later calls go through.
@@ -96,7 +96,11 @@ static int fi_errno = EIO;
 static unsigned int fi_mask = F_ALL;
 static char *fi_log;
 static unsigned long fi_count;
-static __thread int fi_in_dlsym;
+/* initial-exec: the shim is only ever preloaded, so its TLS is static, and
+ * no call to __tls_get_addr is made: ASan intercepts that function and,
+ * when it calls mkdir() from its own initialisation (log_path), its
+ * interceptor has no real function to call yet. */
+static __thread int fi_in_dlsym __attribute__((tls_model("initial-exec")));
 
 /* Output without going through our own wrappers or stdio. */
 static void
@@ -258,11 +262,13 @@ fi_fail(unsigned int family, const char *name, const char *path)
 	unsigned long n;
 	char buf[32];
 
-	if (fi_state != 2) {
-		if (fi_state == 1)	/* getenv/strdup during init */
-			return 0;
-		fi_init();
-	}
+	/* Not counted: calls made during fi_init (getenv, strdup), and calls
+	 * made before our constructor ran, by another preloaded library's
+	 * initialisation (ASan creates its log_path directory), never by the
+	 * program under test.  Initialising from there would read the
+	 * environment and allocate inside that library's set-up. */
+	if (fi_state != 2)
+		return 0;
 	if (!fi_active || !(fi_mask & family))
 		return 0;
 	if (getpid() != fi_pid)		/* a forked child: not counted */

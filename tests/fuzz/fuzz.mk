@@ -1,17 +1,24 @@
 # libFuzzer targets for owlet's parsers of untrusted input (tests/fuzz/):
 #
 #   fuzz_chkpwd_request  tcb_chkpwd's request parser (tcb/progs/chkpwd_request.c)
+#   fuzz_login_defs      the login.defs reader (common/logindefs.c)
 #   fuzz_pam_options     pam_tcb's option parser (tcb/pam/options.c)
 #   fuzz_shadow_line     shadow(5) line check/parse (common/shadowline.c)
+# (seal's targets come from seal/seal.mk, control's from control/control.mk)
 #
 #   make fuzz-build      build them into $(B)/fuzz/ (needs clang and
 #                        libclang-rt-14-dev; make deps installs both)
 #   make fuzz-list       print the target names
-#   make fuzz            run each for FUZZ_SECONDS (default 300) on a
+#   make fuzz            run each for FUZZ_RUNS inputs, or if that is
+#                        not set for FUZZ_SECONDS (default 300), on a
 #                        working corpus in $(B)/fuzz/corpus/TARGET, seeded
 #                        from tests/fuzz/corpus/TARGET; crashes are saved
-#                        in $(B)/fuzz/artifacts/.  FUZZ_RUN=TARGET... picks
-#                        targets (names without the fuzz_ prefix).
+#                        in $(B)/fuzz/artifacts/, logs in $(B)/fuzz/logs/,
+#                        a results table (executions, exec/s, verdict) in
+#                        $(B)/fuzz/results.md (tests/fuzz/run.sh).
+#                        FUZZ_RUN=TARGET... picks targets (names without
+#                        the fuzz_ prefix).  docs/hardening.md has the
+#                        figures.
 #
 # tests/unit/fuzz.t (make check) builds them and runs each briefly.
 #
@@ -31,13 +38,14 @@ OWLET_FUZZ_MK := 1
 
 FUZZ_CC       ?= clang
 FUZZ_SECONDS  ?= 300
+FUZZ_RUNS     ?=
 FUZZ_DIR      := $(B)/fuzz
 FUZZ_CPPFLAGS := -D_GNU_SOURCE -Icommon -Itcb/lib -Itcb/pam -Itcb/progs
 FUZZ_CFLAGS   := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
                  -fsanitize=fuzzer,address,undefined \
                  -fno-sanitize-recover=all -Wall -Wextra -Werror \
                  -Wno-unused-parameter
-FUZZ_TARGETS  += chkpwd_request pam_options shadow_line
+FUZZ_TARGETS  += chkpwd_request login_defs pam_options shadow_line
 FUZZ_RUN      ?= $(FUZZ_TARGETS)
 FUZZ_BINS     := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_HDRS     := common/owlet.h tcb/pam/chkpwd.h tcb/pam/pam_tcb.h \
@@ -50,6 +58,7 @@ FUZZ_SRC_pam_options    := tcb/pam/options.c
 # libxcrypt whether it takes the prefix and count.
 FUZZ_LIBS_pam_options   := -lpam -lcrypt
 FUZZ_SRC_shadow_line    := common/shadowline.c common/names.c
+FUZZ_SRC_login_defs     := common/logindefs.c common/linereader.c common/fdio.c
 
 define FUZZ_RULE
 $(FUZZ_DIR)/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(FUZZ_SRC_$(1)) $(FUZZ_HDRS)
@@ -67,15 +76,8 @@ fuzz-list:
 	@echo $(FUZZ_TARGETS)
 
 fuzz: fuzz-build
-	@set -e; for t in $(FUZZ_RUN); do \
-	  mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts; \
-	  dict=; [ ! -f tests/fuzz/$$t.dict ] || dict=-dict=tests/fuzz/$$t.dict; \
-	  echo "  FUZZ    $$t ($(FUZZ_SECONDS) s)"; \
-	  $(FUZZ_DIR)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
-	    -print_final_stats=1 $$dict \
-	    -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t- \
-	    $(FUZZ_DIR)/corpus/$$t tests/fuzz/corpus/$$t; \
-	done
+	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	  sh tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_RUN)
 
 .PHONY: fuzz fuzz-build fuzz-list
 endif

@@ -18,6 +18,7 @@
 . "$(dirname "$0")/../lib/root.sh"
 . "$(dirname "$0")/../lib/image.sh"
 need_root
+need_plain_build
 need_base
 tmpdir
 

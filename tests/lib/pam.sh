@@ -93,7 +93,7 @@ msgs() {
 # /dev, first bound to a scratch dir next to LOG, so LOG needs a directory
 # part) and a datagram socket /dev/log; a perl listener appends every
 # message it receives to LOG, one per line.  The host's /dev is never
-# written.  Returns CMD's status.
+# written.  Returns CMD's status.  CMD alone gets LD_PRELOAD (preload).
 _SYSLOG_PL='
 use IO::Socket::UNIX;
 my ($path, $log) = @ARGV;
@@ -117,7 +117,7 @@ with_syslog() {
 	: > "$_log"
 	chmod 0644 "$_log"
 	LD_LIBRARY_PATH=$B/lib unshare -m --propagation private -- sh -c '
-	pl=$1 log=$2 r=$3; shift 3
+	pl=$1 log=$2 r=$3 pre=$4; shift 4
 	mount --bind "$r/etc" /etc || exit 120
 	save=$(mktemp -d "${log%/*}/dev.XXXXXX") || exit 120
 	mount --rbind /dev "$save" || exit 120
@@ -139,9 +139,10 @@ with_syslog() {
 		sleep 0.05; i=$((i + 1))
 	done
 	[ -e /dev/log.ready ] || { kill $lpid; exit 121; }
-	"$@"; rc=$?
+	if [ -n "$pre" ]; then LD_PRELOAD=$pre "$@"; else "$@"; fi
+	rc=$?
 	perl -MIO::Socket::UNIX -e "IO::Socket::UNIX->new(Type => SOCK_DGRAM,
 	    Peer => q(/dev/log))->send(q(owlet-syslog-end));"
 	wait $lpid
-	exit $rc' with_syslog "$_SYSLOG_PL" "$_log" "$_r" "$@"
+	exit $rc' with_syslog "$_SYSLOG_PL" "$_log" "$_r" "$(preload)" "$@"
 }

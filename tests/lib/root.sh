@@ -70,11 +70,13 @@ LD
 }
 
 # in_ns DIR CMD...: run CMD in a private mount namespace whose /etc is
-# DIR/etc; our NSS module is found through LD_LIBRARY_PATH.
+# DIR/etc; our NSS module is found through LD_LIBRARY_PATH.  In a
+# sanitizer build CMD runs with the ASan runtime preloaded (preload).
 in_ns() {
 	_r=$1; shift
 	LD_LIBRARY_PATH=$B/lib unshare -m --propagation private -- \
-	    sh -c 'mount --bind "$0/etc" /etc && exec "$@"' "$_r" "$@"
+	    sh -c 'r=$1 p=$2; shift 2; mount --bind "$r/etc" /etc || exit
+	    [ -z "$p" ] || export LD_PRELOAD="$p"; exec "$@"' in_ns "$_r" "$(preload)" "$@"
 }
 
 # user_cmd UID GID[,GID...]: the setpriv words that run a command as that
@@ -118,16 +120,36 @@ stage_sys() {
 	chmod 0710 "$_s/usr/libexec/chkpwd"
 	chown 0:42 "$_s/usr/libexec/chkpwd/tcb_chkpwd"
 	chmod 2711 "$_s/usr/libexec/chkpwd/tcb_chkpwd"
+	# Sanitizer build: Debian's passwd, set-gid, loads our instrumented
+	# modules but ignores an LD_PRELOAD path; in secure mode the loader
+	# preloads a bare name only from a system directory and only if the
+	# file is set-uid.  The copies in the stage are (the mode bit means
+	# nothing else for a library; the stage is private to the test).
+	if [ -n "$OWLET_ASAN_RT" ]; then
+		mkdir -p "$_s/usr/lib/$_ma"
+		make -C "$TOP" -s B="$B" "$B/tests/lsan_off.so" >/dev/null 2>&1 &&
+		cp "$OWLET_ASAN_RT" "$B/tests/lsan_off.so" "$_s/usr/lib/$_ma/" ||
+		    return 1
+		chmod 4644 "$_s/usr/lib/$_ma/${OWLET_ASAN_RT##*/}" \
+		    "$_s/usr/lib/$_ma/lsan_off.so"
+	fi
 }
 
 # in_sys DIR STAGE CMD...: like in_ns, and STAGE's files laid over the
 # system's directories with overlayfs (read-only, private to the
 # namespace), so that set-gid programs, which ignore LD_LIBRARY_PATH, load
 # our NSS module, libtcb and PAM modules from the standard places.
+# In a sanitizer build CMD gets the ASan runtime and lsan_off.so
+# preloaded by their bare names, found in the overlay (see stage_sys), so
+# that set-gid programs load them too.
 in_sys() {
-	_r=$1 _s=$2; shift 2
+	_r=$1 _s=$2 _p=$(preload); shift 2
+	if [ -n "$OWLET_ASAN_RT" ]; then	# the copies in the stage, by name
+		_p=${_p//"$OWLET_ASAN_RT"/${OWLET_ASAN_RT##*/}}
+		_p=${_p//"$B/tests/lsan_off.so"/lsan_off.so}
+	fi
 	unshare -m --propagation private -- sh -c '
-	r=$1 s=$2 ma=$3; shift 3
+	r=$1 s=$2 ma=$3 p=$4; shift 4
 	mount --bind "$r/etc" /etc || exit 120
 	lay() {	# lay TARGET LOWER...: overlay the existing LOWER dirs on TARGET
 		t=$1; shift; lower=
@@ -139,7 +161,8 @@ in_sys() {
 	lay /usr/bin "$s/usr/bin"
 	lay /usr/sbin "$s/usr/sbin"
 	lay /usr/libexec "$s/usr/libexec"
-	exec "$@"' in_sys "$_r" "$_s" "$(cc -print-multiarch)" "$@"
+	[ -z "$p" ] || export LD_PRELOAD="$p"
+	exec "$@"' in_sys "$_r" "$_s" "$(cc -print-multiarch)" "$_p" "$@"
 }
 
 # stage_tcb_chage STAGE: put chage-tcbfix (Debian's shadow 4.13 built

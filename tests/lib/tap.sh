@@ -6,9 +6,58 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 B=${B:-$TOP/build}
 [ -d "$B" ] || B=$TOP/$B
 
+# A sanitizer build (make SANITIZE=1) leaves $B/sanitize, which names the
+# shared ASan runtime (OWLET_ASAN_RT).  Every report of an instrumented
+# process (ours, or a system program with the runtime preloaded) goes to a
+# file in OWLET_SANLOG, whatever the process's exit status or stderr
+# redirection; done_testing fails the test when one was written.  Leak
+# reports inside system programs are suppressed one by one in
+# tests/lib/lsan.supp; leaks in our code never are.  A test that re-executes
+# itself (in a namespace) keeps the directory it inherited.
+OWLET_SANITIZE= OWLET_ASAN_RT= OWLET_SAN_PRELOAD=
+if [ -f "$B/sanitize" ]; then
+	. "$B/sanitize"
+	if [ -z "${OWLET_SANLOG:-}" ] || [ ! -d "$OWLET_SANLOG" ]; then
+		OWLET_SANLOG=$(mktemp -d /tmp/owlet-san.XXXXXX)
+		chmod 1777 "$OWLET_SANLOG"	# test users' processes report too
+		export ASAN_OPTIONS="log_path=$OWLET_SANLOG/report:detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+		export UBSAN_OPTIONS="log_path=$OWLET_SANLOG/report:print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+		export LSAN_OPTIONS="suppressions=$TOP/tests/lib/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+	fi
+	export OWLET_SANLOG
+else
+	OWLET_SANLOG=
+fi
+
+# preload [SO...]: an LD_PRELOAD value with SO... and, in a sanitizer
+# build, the ASan runtime first (it must be the first object loaded, before
+# an uninstrumented program dlopens our NSS or PAM module), then
+# $B/tests/lsan_off.so (tests/lib/lsan_off.c: no leak check in a process
+# without owlet code, or one that cannot be checked) and OWLET_SAN_PRELOAD.
+# Empty, or $LD_PRELOAD unchanged, without SO and outside a sanitizer build.
+preload() {
+	_pl=$OWLET_ASAN_RT
+	[ -z "$_pl" ] || [ ! -f "$B/tests/lsan_off.so" ] ||
+		_pl=$_pl:$B/tests/lsan_off.so
+	_pl=$_pl${OWLET_SAN_PRELOAD:+:$OWLET_SAN_PRELOAD}
+	for _so in "${@:-${LD_PRELOAD:-}}"; do
+		[ -n "$_so" ] && _pl=${_pl:+$_pl:}$_so
+	done
+	printf '%s' "$_pl"
+}
+
+# need_plain_build: skip a test that runs owlet's programs inside a
+# chroot of a Debian root (the image, the packages): there a sanitizer
+# build's programs cannot load their runtime, and the same C code is run
+# under ASan by the tests that drive it from the host.
+need_plain_build() {
+	[ -z "$OWLET_SANITIZE" ] ||
+		skip_all "runs owlet inside a chroot: plain build only (the same code runs under ASan in the host-side tests)"
+}
+
 _tap_planned=
 plan() { echo "1..$1"; _tap_planned=1; }
-skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+skip_all() { _san_check || exit 1; echo "1..0 # SKIP $*"; exit 0; }
 diag() { printf '# %s\n' "$@" >&2; }
 
 # ok STATUS DESC: STATUS is an exit code (0 = pass).
@@ -35,8 +84,21 @@ like() {
 	if printf '%s' "$1" | grep -Eq -- "$2"; then ok 0 "$3"; else
 		ok 1 "$3"; diag "got:  '$1'" "want match: '$2'"; fi
 }
+# _san_check: in a sanitizer build, fails (status 1) and shows the reports
+# when a process wrote one; removes OWLET_SANLOG.
+_san_check() {
+	[ -n "$OWLET_SANLOG" ] && [ -d "$OWLET_SANLOG" ] || return 0
+	_sl=$(find "$OWLET_SANLOG" -type f | sort)
+	for _f in $_sl; do
+		diag "sanitizer report ${_f##*/}:"
+		head -c 8000 "$_f" | sed 's/^/# /' >&2
+	done
+	rm -rf "$OWLET_SANLOG"
+	[ -z "$_sl" ]
+}
 # done_testing: prints the plan if none was given, exits 1 on any failure.
 done_testing() {
+	_san_check || { diag "sanitizer reports: failing"; _tap_fail=$((_tap_fail + 1)); }
 	[ -n "$_tap_planned" ] || echo "1..$_tap_n"
 	exit $((_tap_fail > 0))
 }

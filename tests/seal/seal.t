@@ -122,4 +122,24 @@ ok $(( $? != 0 ? 0 : 1 )) "create of a missing tree fails"
 tfail "and leaves no spec behind" test -e "$T/out.spec"
 tfail "nor a temp file" test -e "$T/out.spec.tmp"
 
+# gname= of a group whose entry needs more than 4 KiB (1000 members):
+# getgrgid_r's ERANGE is retried with a bigger buffer, the name not lost.
+# The host's databases are read, so in a private mount namespace with our
+# own /etc.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	mkdir -p "$T/big/etc" "$T/big/tree"
+	cp /etc/passwd /etc/nsswitch.conf "$T/big/etc/"
+	cp /etc/ld.so.cache "$T/big/etc/" 2>/dev/null
+	{ cat /etc/group
+	  printf 'owletbig:x:4242:%s\n' "$(seq -f 'member%g' 1 1000 | paste -sd,)"
+	} > "$T/big/etc/group"
+	echo x > "$T/big/tree/f"
+	chgrp 4242 "$T/big/tree/f"
+	out=$(unshare -m --propagation private -- sh -c \
+	    'mount --bind "$1/etc" /etc && exec "$2" create -p "$1/tree"' \
+	    sh "$T/big" "$SEAL" | grep '^f ')
+	like "$out" ' gid=4242 uname=root gname=owletbig ' \
+	    "gname of a group whose entry exceeds 4 KiB"
+fi
+
 done_testing

@@ -278,7 +278,7 @@ if [ -f "$SO" ]; then
 	cp -a "$R" "$P"
 	old=$(dirstate "$P")
 	cp -a "$P" "$T/f0"
-	in_ns "$T/f0" env LD_PRELOAD="$SO" FAULT_LOG="$T/count" \
+	in_ns "$T/f0" env LD_PRELOAD="$(preload "$SO")" FAULT_LOG="$T/count" \
 	    "$CH" -M 77 -W 3 u1 >/dev/null 2>&1
 	ok $? "fault-free run of chage -M 77 -W 3 u1 under faultinj.so"
 	new=$(dirstate "$T/f0")
@@ -287,7 +287,7 @@ if [ -f "$SO" ]; then
 	bad=0 nold=0 nnew=0
 	for n in $(seq 1 "$C"); do
 		rm -rf "$T/f"; cp -a "$P" "$T/f"
-		in_ns "$T/f" timeout 20 env LD_PRELOAD="$SO" FAULT_AT="$n" \
+		in_ns "$T/f" timeout 20 env LD_PRELOAD="$(preload "$SO")" FAULT_AT="$n" \
 		    "$CH" -M 77 -W 3 u1 >/dev/null 2>&1
 		frc=$?
 		got=$(dirstate "$T/f")

@@ -72,11 +72,11 @@ change() {
 	shift 2
 	if [ "$mode" = root ]; then
 		printf '%s\n%s\n' "$NEW" "$NEW" | in_sys "$dir" "$S" \
-		    timeout -k 5 "$TIMEOUT" env LD_PRELOAD="$SO" "$@" \
+		    timeout -k 5 "$TIMEOUT" env LD_PRELOAD="$(preload "$SO")" "$@" \
 		    pamtester passwd u1 chauthtok >"$T/w/out" 2>"$T/w/err"
 	else
 		in_sys "$dir" "$S" timeout -k 5 "$TIMEOUT" $(user_cmd 1001 42) \
-		    env LD_PRELOAD="$SO" "$@" \
+		    env LD_PRELOAD="$(preload "$SO")" "$@" \
 		    "$PROBE" passwd u1 change "$OLD" "$NEW" </dev/null \
 		    >"$T/w/out" 2>"$T/w/err"
 	fi

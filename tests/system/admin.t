@@ -22,6 +22,7 @@
 . "$(dirname "$0")/../lib/root.sh"
 . "$(dirname "$0")/../lib/image.sh"
 need_root
+need_plain_build
 if [ -z "${OWLET_IN_NS:-}" ]; then
 	need_image
 	exec env OWLET_IN_NS=1 unshare -m --propagation private -- "$0" "$@"

@@ -43,7 +43,7 @@ manifest() {
 runtool() {
 	_o=$1 _tool=$2 _dir=$3
 	shift 3
-	timeout -k 5 "$TOOL_TIMEOUT" env LD_PRELOAD="$SO" "$@" \
+	timeout -k 5 "$TOOL_TIMEOUT" env LD_PRELOAD="$(preload "$SO")" "$@" \
 	    "$_tool" --root "$_dir" >"$_o/out" 2>"$_o/err"
 	rc=$?
 }

@@ -52,7 +52,8 @@ is "$flags" "-I$D/root/usr/include -L$D/root/usr/lib/$MA -ltcb" "pkg-config tcb"
 # shared library (not silently to libtcb.a).
 cc -o "$D/use" "$D/use.c" $flags 2>&1
 ok $? "a libtcb client compiles against the installed files"
-LD_LIBRARY_PATH="$D/root/lib/$MA" "$D/use"
+# (a sanitizer build's libtcb needs the ASan runtime preloaded: preload)
+LD_PRELOAD=$(preload) LD_LIBRARY_PATH="$D/root/lib/$MA" "$D/use"
 ok $? "and runs with the installed libtcb.so.0"
 like "$(readelf -d "$D/use" | grep NEEDED)" "libtcb.so.0" "client records NEEDED libtcb.so.0"
 like "$(nm -D "$D/use" | grep lckpwdf_tcb)" "lckpwdf_tcb@TCB_0.9.8" "binds to version TCB_0.9.8"
