@@ -12,7 +12,7 @@ pkgs="gcc make pkg-config perl util-linux libpam0g-dev libcrypt-dev
 libpasswdqc-dev libssl-dev libcap-dev pamtester mandoc clang
 libclang-rt-14-dev time dpkg-dev mtree-netbsd libarchive-tools minisign
 signify-openbsd aide libsodium-dev strace cppcheck clang-tools-14 debootstrap
-debhelper fakeroot lintian"
+debhelper fakeroot lintian ansible"
 extract_pkgs="libpam-passwdqc passwdqc libnss-db"
 
 export DEBIAN_FRONTEND=noninteractive

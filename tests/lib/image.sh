@@ -150,3 +150,52 @@ in_image() {
 # the step did not run).
 step_out() { cat "$1/var/tmp/owlet-system/$2.out" 2>/dev/null || echo missing; }
 step_rc() { cat "$1/var/tmp/owlet-system/$2.rc" 2>/dev/null || echo missing; }
+
+# need_debs DIR [VERSION]: build owlet's packages (make deb, lintian
+# skipped: deb.t checks it) into DIR, which must not exist yet, as version
+# VERSION (default: debian/changelog's; DEB_VERSION in docs/packaging.md);
+# on failure the test ends with one failed TAP line showing the end of the
+# build log.  About 15 s.
+need_debs() {
+	if ! make -s -C "$TOP" deb B="$B" DEB_OUT="$1" DEB_LINTIAN=0 \
+	    ${2:+DEB_VERSION="$2"} >"$1.log" 2>&1; then
+		ok 1 "make deb builds owlet's packages"
+		diag "$(tail -n 20 "$1.log")"
+		done_testing
+	fi
+}
+
+# base_debs DIR PKG...: copy into DIR the .debs that install PKG... on top
+# of the base, dependencies included: what `apt-get -s install
+# --no-install-recommends` plans against the base's dpkg status, with this
+# machine's apt lists (run `apt-get update` if they are too old for the
+# mirror).  Each .deb is downloaded once (apt-get download, which touches
+# no /etc) into $B/cache/debs and reused from there.  Returns non-zero,
+# naming the package, if one cannot be had.  Install them inside the root
+# with apt, which orders Pre-Depends (a plain dpkg -i of all may not), e.g.
+# chroot_run ROOT apt-get install -qq --no-install-recommends /mnt/*.deb
+# with DIR bound on ROOT/mnt: no network, no apt lists needed.
+base_debs() {
+	_bd_dir=$1; shift
+	mkdir -p "$_bd_dir" "$B/cache/debs" || return 1
+	_bd_plan=$(apt-get -s -qq -o Debug::NoLocking=1 \
+	    -o Dir::State::status="$OWLET_BASE/var/lib/dpkg/status" \
+	    install --no-install-recommends "$@" 2>&1) ||
+		{ echo "base_debs: apt-get -s: $_bd_plan" >&2; return 1; }
+	# "Inst NAME [OLD] (VERSION ARCHIVES [ARCH])"
+	printf '%s\n' "$_bd_plan" | sed -n \
+	    's/^Inst \([^ ]*\) \(\[[^]]*\] \)\{0,1\}(\([^ ]*\) .*\[\([^]]*\)\])$/\1 \3 \4/p' |
+	while read -r _bd_p _bd_v _bd_a; do
+		# apt-get download writes an epoch's colon as %3a
+		_bd_f=${_bd_p}_$(printf '%s' "$_bd_v" | sed 's/:/%3a/')_$_bd_a.deb
+		if [ ! -s "$B/cache/debs/$_bd_f" ]; then
+			_bd_t=$(mktemp -d "$B/cache/debs/.dl.XXXXXX") || return 1
+			(cd "$_bd_t" && apt-get download -qq "$_bd_p=$_bd_v") >/dev/null 2>&1 &&
+			    mv "$_bd_t/$_bd_f" "$B/cache/debs/$_bd_f"
+			rm -rf "$_bd_t"
+			[ -s "$B/cache/debs/$_bd_f" ] ||
+				{ echo "base_debs: cannot download $_bd_p $_bd_v" >&2; return 1; }
+		fi
+		cp "$B/cache/debs/$_bd_f" "$_bd_dir/" || return 1
+	done
+}
