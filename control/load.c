@@ -31,7 +31,7 @@ static int
 load_one(struct ctl *c, int dfd, const char *dir, const char *name)
 {
 	char source[FAC_PATH_MAX + NAME_MAX + 2], msg[FAC_PATH_MAX + 256];
-	struct facility f;
+	struct facility f = { 0 };
 	struct stat st;
 	char *data;
 	size_t len;

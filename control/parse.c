@@ -194,8 +194,14 @@ caps_ok(const char *s)
 static int
 split_words(struct parser *p, char *line, char **w)
 {
+	static char none[1];
 	char *r = line, *o;
-	int n = 0;
+	int n = 0, i;
+
+	/* Words past the count are empty strings, never garbage or NULL:
+	 * a directive that reads one word too far sees "" and refuses it. */
+	for (i = 0; i < WORDS_MAX; i++)
+		w[i] = none;
 
 	for (;;) {
 		while (*r == ' ' || *r == '\t')
@@ -433,7 +439,7 @@ static int
 one_line(struct parser *p, char *line)
 {
 	struct facility *f = p->f;
-	char *w[WORDS_MAX] = { NULL };
+	char *w[WORDS_MAX];
 	int n;
 
 	if ((n = split_words(p, line, w)) <= 0)

@@ -227,6 +227,8 @@ put(struct obuf *o, const char *s, size_t n)
 		o->p = p;
 		o->cap = cap;
 	}
+	if (!o->p)
+		return -1;
 	memcpy(o->p + o->len, s, n);
 	o->len += n;
 	return 0;

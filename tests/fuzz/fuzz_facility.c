@@ -59,7 +59,7 @@ check_accepted(const struct facility *f)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct facility f, g;
+	struct facility f = { 0 }, g = { 0 };
 	char err[512], small[24];
 	int rc, rc2, i;
 
