@@ -333,7 +333,7 @@ main(int argc, char **argv)
 	const char *closefds = "", *input = NULL, *asz = NULL, *xsz = NULL;
 	long fsize = -1, nofile = -1, feed_ms = 0;
 	size_t inlen = 0, fed = 0, argbytes = 0, envbytes = 0;
-	char *inbuf = NULL;
+	static char *inbuf;	/* stdin to feed; kept (reachable) until exit */
 	long long t0;
 	pid_t pid;
 

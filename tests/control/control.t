@@ -215,11 +215,18 @@ is "$(stat -c '%a %g' "$R/usr/bin/ping") $(state ping)" "2711 $(gid_of _icmp) dg
 umount "$R/etc/sysctl.d"
 
 # --- the order of a transition never passes through more privilege
+# (not in a sanitizer build: LeakSanitizer aborts under ptrace, and control
+# runs tcb_convert with a clean environment, so it cannot be told not to)
+if [ -n "$OWLET_SANITIZE" ]; then
+	ok 0 "# SKIP strace of the transition: plain build only"
+	ok 0 "# SKIP"
+else
 ctl passwd traditional >/dev/null 2>&1
 strace -f -e trace=fchmod,fchown -o "$T/trace" "$B/sbin/control" --root "$R" passwd tcb >/dev/null 2>&1
 ok $? "passwd traditional -> tcb under strace"
 seq=$(grep -E 'fch(mod|own)\([0-9]+, (0[0-7]+|0, 42)\)' "$T/trace" | grep -v 0600 |
     sed -E 's/.*(fch(mod|own))\([0-9]+, ([0-9, ]+)\).*/\1 \3/' | tr '\n' ';')
 like "$seq" "fchmod 0711;fchown 0, 42;fchmod 02711;" "4755 root:root -> 0711 -> chown root:shadow -> 2711 (never 2711 root:root)"
+fi
 
 done_testing
