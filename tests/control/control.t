@@ -7,11 +7,6 @@
 need_root
 owlet_root "$@"
 ctl() { "$B/sbin/control" --root "$R" "$@"; }
-unlike() {
-	if printf '%s' "$1" | grep -Eq -- "$2"; then
-		ok 1 "$3"; diag "got:  '$1'" "want no match: '$2'"
-	else ok 0 "$3"; fi
-}
 gid_of() { awk -F: -v g="$1" '$1 == g { print $3 }' "$R/etc/group"; }
 state() { ctl "$1" 2>/dev/null; }
 # manifest of everything but control's own bookkeeping

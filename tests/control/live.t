@@ -10,11 +10,6 @@ need_root
 need_plain_build
 owlet_root "$@"
 install -m 0755 "$B/tests/bin/icmpsock" "$R/usr/local/bin/icmpsock"
-unlike() {
-	if printf '%s' "$1" | grep -Eq -- "$2"; then
-		ok 1 "$3"; diag "got:  '$1'"
-	else ok 0 "$3"; fi
-}
 # inside: run a script in the root, in a new network namespace (lo up)
 inside() { CHROOT_UNSHARE=-n chroot_run "$R" /bin/sh -c "$1" 2>&1; }
 inside 'useradd -m -u 1001 -s /bin/sh alice && useradd -m -u 1002 -s /bin/sh bob' >/dev/null

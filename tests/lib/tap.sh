@@ -84,6 +84,12 @@ like() {
 	if printf '%s' "$1" | grep -Eq -- "$2"; then ok 0 "$3"; else
 		ok 1 "$3"; diag "got:  '$1'" "want match: '$2'"; fi
 }
+# unlike GOT REGEX DESC: passes when GOT does not match
+unlike() {
+	if printf '%s' "$1" | grep -Eq -- "$2"; then
+		ok 1 "$3"; diag "got:  '$1'" "want no match: '$2'"
+	else ok 0 "$3"; fi
+}
 # _san_check: in a sanitizer build, fails (status 1) and shows the reports
 # when a process wrote one; removes OWLET_SANLOG.
 _san_check() {

@@ -30,11 +30,6 @@ fi
 tmpdir
 trap 'umount -l "$T/r" 2>/dev/null; umount -l "$T/p" 2>/dev/null; rm -rf "$T"' EXIT
 O=$B/image N=$B/image/owlet-bookworm SEAL=$B/bin/seal
-unlike() {
-	if printf '%s' "$1" | grep -Eq -- "$2"; then
-		ok 1 "$3"; diag "got:  '$1'" "want no match: '$2'"
-	else ok 0 "$3"; fi
-}
 
 # --- integrity: seal --------------------------------------------------------
 out=$("$SEAL" verify -f "$N.mtree" -p "$OWLET_IMAGE" -P "$O/owlet.pub" 2>&1)

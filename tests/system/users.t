@@ -34,11 +34,6 @@ tmpdir
 R=$T/r
 trap 'umount -l "$R" 2>/dev/null; rm -rf "$T"' EXIT
 base_overlay "$R" "$OWLET_IMAGE" || { ok 1 "an overlay of the image"; done_testing; }
-unlike() {
-	if printf '%s' "$1" | grep -Eq -- "$2"; then
-		ok 1 "$3"; diag "got:  '$1'" "want no match: '$2'"
-	else ok 0 "$3"; fi
-}
 out() { step_out "$R" "$1"; }
 rc() { step_rc "$R" "$1"; }
 
