@@ -15,13 +15,7 @@
 . "$(dirname "$0")/../lib/image.sh"
 need_root
 need_plain_build
-if [ -z "${OWLET_IN_NS:-}" ]; then
-	need_base
-	exec env OWLET_IN_NS=1 unshare -m --propagation private -- "$0" "$@"
-fi
-tmpdir
-R=$T/root
-trap 'umount -l "$R" 2>/dev/null; rm -rf "$T"' EXIT
+private_root need_base "$@"
 
 # --- build and stage --------------------------------------------------------
 out=$(B=$B "$TOP/image/shadow-tcb.sh" 2>"$T/build.err"); rc=$?

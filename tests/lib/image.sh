@@ -105,6 +105,22 @@ private_ns() {
 }
 export -f base_overlay chroot_run
 
+# private_root NEED "$@": the preamble of a test that works on a private
+# root tree.  Outside a private mount namespace it runs NEED (need_base or
+# need_image: the tree to copy exists, or the test is skipped) and re-runs
+# the test inside one with its arguments; there it sets T (tmpdir) and
+# R=$T/root, and removes both at exit (R and R/mnt unmounted first).
+private_root() {
+	if [ -z "${OWLET_IN_NS:-}" ]; then
+		"$1"
+		shift
+		exec env OWLET_IN_NS=1 unshare -m --propagation private -- "$0" "$@"
+	fi
+	tmpdir
+	R=$T/root
+	trap 'umount -l "$R/mnt" 2>/dev/null; umount -l "$R" 2>/dev/null; rm -rf "$T"' EXIT
+}
+
 # owlet_root "$@": the set-up of a test that works on a private copy of
 # the base with owlet installed.  Outside a private mount namespace it
 # makes sure the base exists (need_base) and re-runs the test inside one;
@@ -112,13 +128,7 @@ export -f base_overlay chroot_run
 # into R (make install DESTDIR=R PREFIX=/usr).  A failing step ends the
 # test with one failed TAP line.  Call need_root first.
 owlet_root() {
-	if [ -z "${OWLET_IN_NS:-}" ]; then
-		need_base
-		exec env OWLET_IN_NS=1 unshare -m --propagation private -- "$0" "$@"
-	fi
-	tmpdir
-	R=$T/root
-	trap 'umount -l "$R" 2>/dev/null; rm -rf "$T"' EXIT
+	private_root need_base "$@"
 	if ! base_overlay "$R" ||
 	    ! make -s -C "$TOP" install DESTDIR="$R" PREFIX=/usr B="$B" >/dev/null 2>&1; then
 		ok 1 "a copy of the base root with owlet installed"

@@ -26,13 +26,7 @@
 . "$(dirname "$0")/../lib/image.sh"
 need_root
 need_plain_build
-if [ -z "${OWLET_IN_NS:-}" ]; then
-	need_image
-	exec env OWLET_IN_NS=1 unshare -m --propagation private -- "$0" "$@"
-fi
-tmpdir
-R=$T/r
-trap 'umount -l "$R" 2>/dev/null; rm -rf "$T"' EXIT
+private_root need_image "$@"
 base_overlay "$R" "$OWLET_IMAGE" || { ok 1 "an overlay of the image"; done_testing; }
 out() { step_out "$R" "$1"; }
 rc() { step_rc "$R" "$1"; }
