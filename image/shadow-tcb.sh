@@ -28,9 +28,13 @@
 # first); PATH.distrib is made root:root 0755.  owlet's own chage, when
 # make install put it over Debian's, is protected by a diversion too (no
 # copy: the file in place is ours).  Installing again only refreshes the
-# programs.
+# programs.  The diversion work is image/shadow-divert.sh, which the
+# package owlet-shadow-tcb runs the same way (debian/, docs/packaging.md).
 #
-# Environment: B (owlet build dir, default TOP/build; libtcb built).
+# Environment: B (owlet build dir, default TOP/build; libtcb built);
+# SHADOW_TCB_WORK (work directory, default $B/cache/shadow-tcb; the
+# package build shares the image's, see debian/rules); SHADOW_DSC (a .dsc
+# of Debian's shadow to build instead of downloading one).
 # Exit status: 0 done, 77 Debian's source package could not be downloaded
 # (network), 1 anything else.  Needs root for --install.
 set -euo pipefail
@@ -42,7 +46,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 TOP=$(dirname "$here")
 B=${B:-$TOP/build}
 case $B in /*) ;; *) B=$PWD/$B ;; esac
-W=$B/cache/shadow-tcb
+W=${SHADOW_TCB_WORK:-$B/cache/shadow-tcb}
+case $W in /*) ;; *) W=$PWD/$W ;; esac
 STAGE=$W/stage
 
 # The programs of Debian's packages "passwd" and "login" that the image
@@ -89,15 +94,12 @@ build() {
 
 # --- install into a root tree ---------------------------------------------
 # The part that runs inside the root (image/chroot.sh): $1 = the stage,
-# copied into the root.  Paths are those dpkg knows (its .list files), so
-# /bin/login is diverted as /bin/login whatever /bin links to.
+# $2 = image/shadow-divert.sh, both copied into the root.
 inner() {
 	cat <<'EOF'
 set -eu
 S=$1
 die() { echo "shadow-tcb.sh (in root): $*" >&2; exit 1; }
-lists=/var/lib/dpkg/info/passwd.list
-[ -r /var/lib/dpkg/info/login.list ] && lists="$lists /var/lib/dpkg/info/login.list"
 
 # First, before anything changes: every program finds its libraries here
 # (libtcb.so.0 from owlet's make install).
@@ -106,38 +108,9 @@ bad=$(for f in "$S"/usr/bin/* "$S"/usr/sbin/*; do
 done)
 [ -z "$bad" ] || die "missing libraries (make install owlet first): $bad"
 
-for f in "$S"/usr/bin/* "$S"/usr/sbin/*; do
-	p=${f##*/}
-	d=$(grep -hE "^(/usr)?/s?bin/$p\$" $lists | head -n 1)
-	[ -n "$d" ] || die "$p: not a file of the packages passwd/login"
-	[ -f "$d" ] || die "$d: missing"
-	to=$(dpkg-divert --truename "$d")
-	if [ "$to" = "$d" ]; then
-		# What --rename does, without the moment when $d is missing
-		# (dpkg-divert warns about that for Essential packages such
-		# as login): copy Debian's file aside, then register.
-		cp "$d" "$d.distrib.tmp"
-		chown root:root "$d.distrib.tmp"
-		chmod 0755 "$d.distrib.tmp"
-		mv -f "$d.distrib.tmp" "$d.distrib"
-		dpkg-divert --local --no-rename --divert "$d.distrib" --add "$d" >/dev/null
-	elif [ "$to" != "$d.distrib" ] ||
-	    [ "$(dpkg-divert --listpackage "$d")" != LOCAL ]; then
-		die "$d is diverted to $to by $(dpkg-divert --listpackage "$d")"
-	fi
-	# Owner and mode of the file we replace: Debian's, or control's state,
-	# or ours from an earlier install.
-	own=$(stat -c %u:%g "$d"); mode=$(stat -c %a "$d")
-	cp "$f" "$d.owlet-new"
-	chown "$own" "$d.owlet-new"
-	chmod "$mode" "$d.owlet-new"
-	mv -f "$d.owlet-new" "$d"
-	# Debian's binary stays for reference, not set-ID.  (An upgrade
-	# unpacks the new one with the owner and mode that dpkg-statoverride
-	# holds for $d, i.e. control's state, else the package's: dpkg looks
-	# overrides up by the package's path, never by the diverted one.)
-	chown root:root "$d.distrib"; chmod 0755 "$d.distrib"
-done
+# Debian's programs diverted to PATH.distrib, ours in their place
+# (image/shadow-divert.sh; local diversions).
+sh "$2" install "$S/usr" --local
 
 # owlet's chage, installed by make install over Debian's: keep a later
 # upgrade of passwd from overwriting it (no rename: the file is ours).
@@ -168,8 +141,9 @@ install_root() {
 	trap 'rm -rf "$tmp"' EXIT
 	rc=0
 	mkdir "$tmp/stage" && cp -a "$STAGE/." "$tmp/stage/" &&
-	inner > "$tmp/install.sh" &&
-	sh "$here/chroot.sh" "$R" /bin/sh "${tmp#"$R"}/install.sh" "${tmp#"$R"}/stage" || rc=$?
+	cp "$here/shadow-divert.sh" "$tmp/" && inner > "$tmp/install.sh" &&
+	sh "$here/chroot.sh" "$R" /bin/sh "${tmp#"$R"}/install.sh" \
+	    "${tmp#"$R"}/stage" "${tmp#"$R"}/shadow-divert.sh" || rc=$?
 	rm -rf "$tmp"
 	[ "$rc" = 0 ] || die "installing into $R failed"
 	say "installed into $R: $(echo $UBIN $USBIN | wc -w) programs (Debian's diverted to *.distrib)"

@@ -9,12 +9,16 @@
 #   make deb DEB_LINTIAN=0       skip lintian (default: fail on a warning
 #                                or error that debian/*.lintian-overrides
 #                                does not justify)
+#   make deb DEB_SHADOW=0        leave out owlet-shadow-tcb (built from
+#                                Debian's shadow source, downloaded once;
+#                                left out by itself when that fails)
 DEB_OUT     ?= $(B)/deb
 DEB_VERSION ?=
 DEB_LINTIAN ?= 1
+DEB_SHADOW  ?= 1
 
 deb:
 	@B=$(B) DEB_OUT=$(DEB_OUT) DEB_VERSION=$(DEB_VERSION) \
-	  DEB_LINTIAN=$(DEB_LINTIAN) sh mk/deb.sh
+	  DEB_LINTIAN=$(DEB_LINTIAN) DEB_SHADOW=$(DEB_SHADOW) sh mk/deb.sh
 
 .PHONY: deb

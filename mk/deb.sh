@@ -14,6 +14,7 @@ B=${B:-build}
 DEB_OUT=${DEB_OUT:-$B/deb}
 DEB_VERSION=${DEB_VERSION:-}
 DEB_LINTIAN=${DEB_LINTIAN:-1}
+DEB_SHADOW=${DEB_SHADOW:-1}
 TOP=$(pwd)
 
 command -v dpkg-buildpackage >/dev/null || die "dpkg-buildpackage missing (make deps)"
@@ -52,6 +53,36 @@ if [ -n "$DEB_VERSION" ]; then
 fi
 version=$(cd "$S" && dpkg-parsechangelog -S Version)
 
+# owlet-shadow-tcb is built from Debian's shadow source package, fetched
+# (once, into $B/cache/apt) by the compat build's script and copied into
+# the tree as shadow-src/; its build work is shared with the image's
+# ($B/cache/shadow-tcb, redone only when an input changes).  Without the
+# source (no network) or with DEB_SHADOW=0 the package is left out
+# through the build profile noshadow.
+profiles=
+if [ "$DEB_SHADOW" = 1 ]; then
+	rc=0
+	dsc=$(B=$B bash tests/compat/shadow-utils.sh --fetch 2>"$W/fetch.log" | tail -n 1) || rc=$?
+	if [ "$rc" = 0 ] && [ -r "$dsc" ]; then
+		mkdir "$S/shadow-src"
+		cp "$dsc" "$S/shadow-src/"
+		# the files the .dsc names, beside it
+		sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* //p' "$dsc" |
+		while read -r f; do cp "$(dirname "$dsc")/$f" "$S/shadow-src/"; done
+		export OWLET_SHADOW_WORK
+		OWLET_SHADOW_WORK=$(cd "$B" && pwd)/cache/shadow-tcb
+	elif [ "$rc" = 77 ]; then
+		echo "deb: Debian's shadow source cannot be downloaded: owlet-shadow-tcb left out" >&2
+		tail -n 2 "$W/fetch.log" >&2
+		profiles=noshadow
+	else
+		cat "$W/fetch.log" >&2
+		die "fetching Debian's shadow source failed"
+	fi
+else
+	profiles=noshadow
+fi
+
 log=$W/build.log
 echo "deb: building owlet $version in $S"
 # The build inside the copy must not see this make's variables: B from
@@ -61,7 +92,7 @@ if ! (cd "$S" &&
     env -u B -u DEB_OUT -u DEB_VERSION -u DEB_LINTIAN -u MAKEFLAGS -u MFLAGS \
     -u MAKELEVEL -u MAKEOVERRIDES -u MAKEFILES \
     DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-parallel=$(nproc)}" \
-    dpkg-buildpackage -b -us -uc) >"$log" 2>&1; then
+    dpkg-buildpackage -b -us -uc ${profiles:+-P"$profiles"}) >"$log" 2>&1; then
 	tail -n 30 "$log" >&2
 	die "dpkg-buildpackage failed (log above)"
 fi

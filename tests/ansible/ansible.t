@@ -20,7 +20,7 @@
 #   run 4, chfn set-uid again, with --check and owlet_fail_on_drift=true:
 #     h2 fails with its drift and the switch it would make, nothing changes;
 #   run 5 with the packages of a newer version upgrades both hosts (all
-#     five together through apt-get), keeping every state.
+#     six together through apt-get), keeping every state.
 # KEEPLOG=DIR keeps the output of each ansible-playbook run in DIR.
 . "$(dirname "$0")/../lib/root.sh"
 . "$(dirname "$0")/../lib/image.sh"
@@ -155,16 +155,18 @@ is "$(recap h1 failed) $(recap h2 failed)" "0 0" "run 1: no task failed on h1 or
 c1=$(recap h1 changed) c2=$(recap h2 changed)
 t "run 1: both hosts changed (h1 $c1, h2 $c2)" test "${c1:-0}" -gt 0 -a "${c2:-0}" -gt 0
 for h in h1 h2; do
-	out=$(on $h 'dpkg-query -W -f="\${Package} \${Status}\n" libtcb0 libnss-tcb libpam-tcb owlet-control seal |
+	out=$(on $h 'dpkg-query -W -f="\${Package} \${Status}\n" libtcb0 owlet-shadow-tcb libnss-tcb libpam-tcb owlet-control seal |
 	    grep -c "ok installed$"; control passwd; control ping; control su;
 	    control crontab; control chfn; control --check && echo check-clean;
 	    test -s /etc/tcb/alice/shadow && ! test -e /etc/shadow && echo tcb-ok;
-	    stat -c "%a %U:%G" /usr/bin/passwd; cat /proc/sys/net/ipv4/ping_group_range')
+	    stat -c "%a %U:%G" /usr/bin/passwd; cat /proc/sys/net/ipv4/ping_group_range
+	    useradd -m probe && test -s /etc/tcb/probe/shadow && echo useradd-tcb-ok; userdel -r probe')
 	is "$(printf '%s\n' "$out" | head -n 6 | tr '\n' ' ')" \
-	    "5 tcb dgramsocket restricted restricted restricted " \
-	    "$h: 5 packages; passwd tcb, ping dgramsocket, su and crontab restricted (asked), chfn restricted (owlet's default)"
+	    "6 tcb dgramsocket restricted restricted restricted " \
+	    "$h: 6 packages; passwd tcb, ping dgramsocket, su and crontab restricted (asked), chfn restricted (owlet's default)"
 	like "$out" check-clean "$h: control --check is clean"
 	like "$out" tcb-ok "$h: converted: alice's hash in /etc/tcb, no /etc/shadow"
+	like "$out" useradd-tcb-ok "$h: useradd (owlet-shadow-tcb's) makes /etc/tcb/USER"
 	like "$out" "2711 root:shadow" "$h: passwd set-gid shadow"
 	gid=$(awk -F: '$1 == "_icmp" { print $3 }' "$H/$h/etc/group")
 	like "$out" "^${gid}[[:space:]]+${gid}$" "$h: ping_group_range is _icmp's, in $h's own network namespace"
@@ -251,10 +253,10 @@ ok $rc "run 5: owlet_deb_dir with version $V2: succeeds"
 is "$(grep -A3 '^TASK \[owlet : Upgrade' "$T/play.$n" | grep -c '^changed: \[h[12]\]')" 2 \
     "run 5: both hosts upgraded together through apt-get"
 for h in h1 h2; do
-	out=$(on $h 'dpkg-query -W -f="\${Version} \${db:Status-Status}\n" libtcb0 libnss-tcb libpam-tcb owlet-control seal | sort -u;
+	out=$(on $h 'dpkg-query -W -f="\${Version} \${db:Status-Status}\n" libtcb0 owlet-shadow-tcb libnss-tcb libpam-tcb owlet-control seal | sort -u;
 	    control passwd; control chfn; control --check && echo check-clean')
 	is "$(printf '%s\n' "$out" | tr '\n' ' ')" "$V2 installed tcb restricted check-clean " \
-	    "$h: all five at $V2, passwd tcb and chfn restricted kept, control --check clean"
+	    "$h: all six at $V2, passwd tcb and chfn restricted kept, control --check clean"
 done
 is "$(report h1 | grep -c '^control:\|^audit:\|^switched:')" 0 "run 5: h1 reports no control or audit finding"
 

@@ -5,6 +5,9 @@
 #
 #   tests/compat/shadow-utils.sh        prints the directory of the built
 #                                       programs as the last stdout line
+#   tests/compat/shadow-utils.sh --fetch
+#                                       only downloads the source package
+#                                       (if not cached) and prints its .dsc
 #
 # Environment: B (owlet build dir, default TOP/build; libtcb must be built),
 # SHADOW_CACHE (default $B/cache).  Under it:
@@ -25,6 +28,8 @@
 #   SHADOW_EXTRA_PROGS  more programs of src/ copied to bin/
 #   SHADOW_HARDEN=1     Debian's build flags (dpkg-buildflags, hardening=+all)
 #                       and vipw's default editor, as in debian/rules
+# and owlet's package build (debian/rules, owlet-shadow-tcb) with
+#   SHADOW_DSC          this source package's .dsc, nothing downloaded
 #
 # Exit status: 0 built and checked, 77 the source package could not be
 # downloaded (network), 1 anything else (missing tool, build or link check
@@ -50,14 +55,22 @@ TCB_SYMS="lckpwdf_tcb ulckpwdf_tcb tcb_drop_priv tcb_gain_priv tcb_is_suspect"
 say() { printf 'shadow-utils: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
+FETCH_ONLY=
+case ${1:-} in
+"") ;;
+--fetch) FETCH_ONLY=1 ;;
+*) die "usage: shadow-utils.sh [--fetch]" ;;
+esac
 for tool in apt-get dpkg-source patch gcc make readelf nm flock sha256sum; do
 	command -v "$tool" >/dev/null ||
 	    die "$tool not found (apt-get install apt dpkg-dev patch gcc make binutils util-linux)"
 done
-if [ ! -e "$B/lib/libtcb.so.0" ] || [ ! -e "$B/lib/libtcb.so" ]; then
-	die "$B/lib/libtcb.so.0 missing: run make first"
+if [ -z "$FETCH_ONLY" ]; then
+	if [ ! -e "$B/lib/libtcb.so.0" ] || [ ! -e "$B/lib/libtcb.so" ]; then
+		die "$B/lib/libtcb.so.0 missing: run make first"
+	fi
+	[ -r "$TOP/tcb/lib/tcb.h" ] || die "$TOP/tcb/lib/tcb.h missing"
 fi
-[ -r "$TOP/tcb/lib/tcb.h" ] || die "$TOP/tcb/lib/tcb.h missing"
 
 mkdir -p "$APT" "$W"
 # One builder at a time (parallel prove runs share the cache).
@@ -78,8 +91,10 @@ newest_dsc() {
 	{ find "$APT/src" -maxdepth 1 -name 'shadow_*.dsc' 2>/dev/null || :; } | sort -V | tail -1
 }
 
-DSC=$(newest_dsc)
-if [ -z "$DSC" ]; then
+DSC=${SHADOW_DSC:-$(newest_dsc)}
+if [ -n "${SHADOW_DSC:-}" ]; then
+	[ -r "$DSC" ] || die "SHADOW_DSC=$DSC: not readable"
+elif [ -z "$DSC" ]; then
 	say "downloading Debian's shadow source package into $APT"
 	mkdir -p "$APT/etc" "$APT/lists/partial" "$APT/cache/archives/partial" "$APT/src"
 	# Debian's own archive entries, turned into deb-src ones.
@@ -108,6 +123,10 @@ if [ -z "$DSC" ]; then
 	[ -n "$DSC" ] || { say "no shadow_*.dsc after download"; exit 77; }
 fi
 VER=$(basename "$DSC" .dsc); VER=${VER#shadow_}
+if [ -n "$FETCH_ONLY" ]; then
+	echo "$DSC"
+	exit 0
+fi
 
 # --- 2. configure and build (cached) --------------------------------------
 # Close to Debian's debian/rules, minus optional dependencies (SELinux,
@@ -127,7 +146,12 @@ if [ "${SHADOW_HARDEN:-}" = 1 ]; then
 	FLAGS=(CPPFLAGS="-I$INC $(bf CPPFLAGS)" LDFLAGS="-L$B/lib $(bf LDFLAGS)"
 	    CFLAGS="$(bf CFLAGS) -DDEFAULT_EDITOR=\"\\\"sensible-editor\\\"\"")
 fi
-KEY=$( { echo "$VER"; echo "${CONFIGURE[*]}"; echo "$PROGS"; echo "${FLAGS[*]}"
+# (The work and owlet build directories are left out of the key: the
+# package build's is a fresh copy each time, and the programs record
+# neither.)
+FLAGS_KEY=${FLAGS[*]//"$W"/W}
+KEYIN=$(printf '%s\n' "$VER" "${CONFIGURE[*]}" "$PROGS" "${FLAGS_KEY//"$B"/B}")
+KEY=$( { echo "$KEYIN"
     cat "$TOP/tcb/lib/tcb.h" "$PATCH" "$0" $EXTRA_PATCHES; } | sha256sum | cut -c1-64)
 
 built() {
@@ -170,6 +194,7 @@ else
 	fi
 	rm -rf "$TREE"
 	echo "$KEY" > "$W/stamp"
+	echo "$KEYIN" > "$W/stamp.in"	# what the key is made of, but files
 	say "built in $(( $(date +%s) - start )) s"
 fi
 

@@ -21,6 +21,7 @@
 #   before the installation but crontab, whose chosen state stays.
 . "$(dirname "$0")/../lib/root.sh"
 . "$(dirname "$0")/../lib/image.sh"
+. "$(dirname "$0")/../lib/deb.sh"
 need_root
 need_plain_build
 command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null &&
@@ -29,14 +30,9 @@ command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null &&
 [ -x "$B/tests/bin/pamprobe" ] && [ -x "$B/bin/seal" ] ||
 	skip_all "build first (make all \$B/tests/bin/pamprobe)"
 # Like owlet_root, without make install: the packages install owlet.
-if [ -z "${OWLET_IN_NS:-}" ]; then
-	need_base
-	exec env OWLET_IN_NS=1 unshare -m --propagation private -- "$0" "$@"
-fi
-tmpdir
-R=$T/root
-trap 'umount -l "$R/mnt" 2>/dev/null; umount -l "$R" 2>/dev/null; rm -rf "$T"' EXIT
+private_root need_base "$@"
 PKGS="owlet-control libpam-tcb libnss-tcb libtcb-dev libtcb0 seal"
+# (owlet-shadow-tcb has a test of its own: shadow-tcb.t)
 
 # --- build -----------------------------------------------------------------
 V1=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
@@ -83,11 +79,6 @@ if ! base_overlay "$R" || ! mount --bind "$T/in" "$R/mnt"; then
 	ok 1 "an overlay of the base root"
 	done_testing
 fi
-# inside SCRIPT: in the root, own namespaces (network too); debconf never asks
-inside() {
-	CHROOT_UNSHARE=-n chroot_run "$R" /usr/bin/env DEBIAN_FRONTEND=noninteractive \
-	    /bin/sh -c "$1" 2>&1
-}
 # manifest FILE: seal spec of the whole root (not the mounts of chroot_run),
 # one "PATH keywords" line per entry (mtree's ".." levels resolved)
 manifest() {
@@ -105,16 +96,6 @@ mdiff() {
 	    a[$1] != $0 { print "changed", $1 }
 	    { delete a[$1] }
 	    END { for (p in a) print "gone", p }' "$1" "$2" | sort
-}
-# setid: every set-ID file of the root with its mode and numeric owner
-setid() {
-	(cd "$R" && find . -xdev \( -path ./mnt -o -path ./proc -o -path ./dev \
-	    -o -path ./run -o -path ./tmp -o -path ./sys \) -prune -o \
-	    -type f -perm /6000 -printf '%m %U:%G %P\n' | sort)
-}
-# st PATH...: "mode owner:group " of each, by the root's own names
-st() {
-	inside "stat -c '%a %U:%G' $*" | tr '\n' ' '
 }
 # owlet_files: the files (not directories) of the installed owlet packages
 owlet_files() {
