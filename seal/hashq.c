@@ -12,7 +12,7 @@
 
 #define RING		512
 #define WAKE_BATCH	16	/* pending jobs that justify waking a worker */
-#define READ_SIZE	(256 * 1024)
+#define READ_SIZE	(64 * 1024)	/* fits L2 with room: read, then hash from cache */
 
 enum { S_EMPTY, S_PENDING, S_BUSY, S_DONE };
 
@@ -37,6 +37,8 @@ struct hashq {
 	pthread_t *threads;
 	unsigned keys;
 	const EVP_MD *sha256;
+	EVP_MD_CTX *md;		/* the emitting thread's, when it helps */
+	unsigned char *buf;
 	void (*emit)(void *, struct seal_entry *, enum walk_event);
 	void *ctx;
 };
@@ -83,6 +85,37 @@ hash_file(struct hashq *q, struct slot *s, EVP_MD_CTX *md, unsigned char *buf)
 	s->fd = -1;
 }
 
+/* Under the lock: the next pending slot, now busy, or NULL. */
+static struct slot *
+take_job(struct hashq *q)
+{
+	struct slot *s;
+
+	while (q->next < q->tail &&
+	    atomic_load(&q->ring[q->next % RING].state) != S_PENDING)
+		q->next++;
+	if (q->next == q->tail)
+		return NULL;
+	s = &q->ring[q->next++ % RING];
+	atomic_store(&s->state, S_BUSY);
+	q->pending--;
+	return s;
+}
+
+/* Hash S (not under the lock) and publish it. */
+static void
+run_job(struct hashq *q, struct slot *s, EVP_MD_CTX *md, unsigned char *buf)
+{
+	if (md && buf)
+		hash_file(q, s, md, buf);
+	else {
+		close(s->fd);
+		s->fd = -1;
+		s->e.error = ENOMEM;
+	}
+	atomic_store(&s->state, S_DONE);
+}
+
 static void *
 worker(void *arg)
 {
@@ -93,10 +126,7 @@ worker(void *arg)
 
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
-		while (q->next < q->tail &&
-		    atomic_load(&q->ring[q->next % RING].state) != S_PENDING)
-			q->next++;
-		if (q->next == q->tail) {
+		if (!(s = take_job(q))) {
 			if (q->stop)
 				break;
 			q->idle++;
@@ -104,18 +134,11 @@ worker(void *arg)
 			q->idle--;
 			continue;
 		}
-		s = &q->ring[q->next++ % RING];
-		atomic_store(&s->state, S_BUSY);
-		q->pending--;
 		pthread_mutex_unlock(&q->lock);
-		if (md && buf)
-			hash_file(q, s, md, buf);
-		else
-			s->e.error = ENOMEM;
-		/* Publish without the lock; wake the emitter only if it
+		run_job(q, s, md, buf);
+		/* Published without the lock; wake the emitter only if it
 		 * sleeps (it re-checks the state under the lock after
 		 * announcing itself, so no wake-up is lost). */
-		atomic_store(&s->state, S_DONE);
 		if (atomic_load(&q->waiting)) {
 			pthread_mutex_lock(&q->lock);
 			pthread_cond_signal(&q->done);
@@ -142,9 +165,19 @@ drain(struct hashq *q, int wait)
 		if (atomic_load(&s->state) != S_DONE) {
 			if (!wait)
 				return;
+			/* Rather than sleep, hash a pending file here: the
+			 * head's own, or a later one while a worker has the
+			 * head.  Sleep only when nothing is left to take. */
+			struct slot *job;
+
 			pthread_mutex_lock(&q->lock);
 			if (q->pending && q->idle)
 				pthread_cond_broadcast(&q->work);
+			if ((job = take_job(q))) {
+				pthread_mutex_unlock(&q->lock);
+				run_job(q, job, q->md, q->buf);
+				continue;
+			}
 			atomic_store(&q->waiting, 1);
 			while (atomic_load(&s->state) != S_DONE)
 				pthread_cond_wait(&q->done, &q->lock);
@@ -173,22 +206,25 @@ hashq_new(unsigned threads, unsigned keys,
 	q->emit = emit;
 	q->ctx = ctx;
 	q->sha256 = EVP_sha256();
-	pthread_mutex_init(&q->lock, NULL);
-	pthread_cond_init(&q->work, NULL);
-	pthread_cond_init(&q->done, NULL);
-	q->threads = calloc(threads, sizeof(*q->threads));
-	if (!q->threads) {
-		free(q);
-		return NULL;
-	}
-	for (i = 0; i < threads; i++)
-		if (pthread_create(&q->threads[i], NULL, worker, q) == 0)
-			q->nthreads++;
-	if (q->nthreads == 0) {
+	q->md = EVP_MD_CTX_new();
+	q->buf = malloc(READ_SIZE);
+	/* The calling thread is one of THREADS: it hashes whenever it would
+	 * otherwise wait, so THREADS - 1 workers keep THREADS CPUs busy
+	 * without more runnable threads than CPUs. */
+	q->threads = threads > 1 ? calloc(threads - 1, sizeof(*q->threads)) : NULL;
+	if (!q->md || !q->buf || (threads > 1 && !q->threads)) {
+		EVP_MD_CTX_free(q->md);
+		free(q->buf);
 		free(q->threads);
 		free(q);
 		return NULL;
 	}
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->work, NULL);
+	pthread_cond_init(&q->done, NULL);
+	for (i = 0; i + 1 < threads; i++)
+		if (pthread_create(&q->threads[q->nthreads], NULL, worker, q) == 0)
+			q->nthreads++;
 	return q;
 }
 
@@ -233,6 +269,8 @@ hashq_finish(struct hashq *q)
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->work);
 	pthread_cond_destroy(&q->done);
+	EVP_MD_CTX_free(q->md);
+	free(q->buf);
 	free(q->threads);
 	free(q);
 }
