@@ -12,7 +12,7 @@
 # allocation for minutes.  bench-passwd then waits until bench-tcb's roots
 # are removed in the background and BENCH_SETTLE (360 s) old, about 18
 # minutes here.  Results and method: docs/benchmarks.md.
-BENCH_BINS := $(B)/bench/getspnam_bench $(B)/bench/mktree
+BENCH_BINS := $(B)/bench/getspnam_bench $(B)/bench/mktree $(B)/bench/readfloor
 
 $(B)/bench/%: bench/%.c
 	@mkdir -p $(@D)
