@@ -435,6 +435,19 @@ put_comment(char *out, size_t cap, size_t *len, const char *pfx,
 	    put(out, cap, len, "\n", 1) < 0 ? -1 : 0;
 }
 
+/* The two lines every file starts with: "untrusted comment: COMMENT",
+ * then BIN in base64. */
+static int
+put_untrusted_b64(char *out, size_t cap, size_t *len, const char *comment,
+    const uint8_t *bin, size_t n)
+{
+	if (put_comment(out, cap, len, SIG_UNTRUSTED_PREFIX, comment,
+	    SIG_COMMENT_LINE_MAX) < 0 ||
+	    put_b64(out, cap, len, bin, n) < 0)
+		return -1;
+	return 0;
+}
+
 size_t
 sig_format_pubkey(char *out, size_t cap, const struct sig_pubkey *pk)
 {
@@ -449,9 +462,7 @@ sig_format_pubkey(char *out, size_t cap, const struct sig_pubkey *pk)
 	memcpy(bin, "Ed", 2);
 	memcpy(bin + 2, pk->keyid, SIG_KEYID_LEN);
 	memcpy(bin + 2 + SIG_KEYID_LEN, pk->pk, SIG_PK_LEN);
-	if (put_comment(out, cap, &len, SIG_UNTRUSTED_PREFIX, text,
-	    SIG_COMMENT_LINE_MAX) < 0 ||
-	    put_b64(out, cap, &len, bin, sizeof(bin)) < 0)
+	if (put_untrusted_b64(out, cap, &len, text, bin, sizeof(bin)) < 0)
 		return 0;
 	return len;
 }
@@ -475,9 +486,7 @@ sig_format_seckey(char *out, size_t cap, const char *comment,
 	sig_put_le64(bin + 38, sk->opslimit);
 	sig_put_le64(bin + 46, sk->memlimit);
 	memcpy(bin + 54, sk->data, SIG_KEYDATA_LEN);
-	if (put_comment(out, cap, &len, SIG_UNTRUSTED_PREFIX, comment,
-	    SIG_COMMENT_LINE_MAX) < 0 ||
-	    put_b64(out, cap, &len, bin, sizeof(bin)) < 0)
+	if (put_untrusted_b64(out, cap, &len, comment, bin, sizeof(bin)) < 0)
 		len = 0;
 	explicit_bzero(bin, sizeof(bin));
 	return len;
@@ -495,9 +504,7 @@ sig_format_sig(char *out, size_t cap, const char *untrusted,
 	memcpy(bin, s->hashed ? "ED" : "Ed", 2);
 	memcpy(bin + 2, s->keyid, SIG_KEYID_LEN);
 	memcpy(bin + 2 + SIG_KEYID_LEN, s->sig, SIG_SIG_LEN);
-	if (put_comment(out, cap, &len, SIG_UNTRUSTED_PREFIX, untrusted,
-	    SIG_COMMENT_LINE_MAX) < 0 ||
-	    put_b64(out, cap, &len, bin, sizeof(bin)) < 0)
+	if (put_untrusted_b64(out, cap, &len, untrusted, bin, sizeof(bin)) < 0)
 		return 0;
 	if (s->kind == SIG_SIGNIFY)
 		return s->hashed ? 0 : len;
