@@ -18,6 +18,10 @@ $(B)/bench/%: bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $<
 
+# bench/timing.h: what getspnam_bench and passwd_bench share (static
+# inline functions, so no object of its own).
+$(B)/bench/getspnam_bench $(B)/bench/passwd_bench: bench/timing.h
+
 # passwd_bench drives libpam.
 $(B)/bench/passwd_bench: bench/passwd_bench.c
 	@mkdir -p $(@D)

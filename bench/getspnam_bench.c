@@ -29,27 +29,19 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <shadow.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-#define PREFIX		"/etc/tcb/"
-#define SUFFIX		"/shadow"
-#define NAME_MAX_LEN	32
 
 static const char *prog = "getspnam_bench";
 
-static void
-die(const char *what)
-{
-	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(errno));
-	exit(2);
-}
+#include "timing.h"
+
+#define PREFIX		"/etc/tcb/"
+#define SUFFIX		"/shadow"
 
 static void
 usage(void)
@@ -59,87 +51,7 @@ usage(void)
 	exit(2);
 }
 
-static unsigned long
-number(const char *s, const char *what)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v == 0 || v > INT_MAX) {
-		fprintf(stderr, "%s: bad %s: %s\n", prog, what, s);
-		exit(2);
-	}
-	return v;
-}
-
-/* Read NAMES into an array of NUL-terminated strings. */
-static char **
-load_names(const char *file, size_t *countp)
-{
-	FILE *f;
-	char *data = NULL, **names, *p, *end;
-	size_t len = 0, cap = 0, n = 0, i = 0;
-	size_t got;
-
-	f = fopen(file, "re");
-	if (!f)
-		die(file);
-	for (;;) {
-		if (cap - len < 65536) {
-			cap = cap ? cap * 2 : 1 << 20;
-			data = realloc(data, cap + 1);
-			if (!data)
-				die("realloc");
-		}
-		got = fread(data + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f))
-		die(file);
-	fclose(f);
-	data[len] = '\n';
-	end = data + len;
-	for (p = data; p < end; p++)
-		n += *p == '\n';
-	names = calloc(n + 1, sizeof(*names));
-	if (!names)
-		die("calloc");
-	for (p = data; p < end; ) {
-		char *nl = memchr(p, '\n', (size_t)(end - p) + 1);
-
-		*nl = '\0';
-		if (nl - p > NAME_MAX_LEN) {
-			fprintf(stderr, "%s: %s: name too long: %s\n", prog,
-			    file, p);
-			exit(2);
-		}
-		if (nl > p)
-			names[i++] = p;
-		p = nl + 1;
-	}
-	if (i == 0) {
-		fprintf(stderr, "%s: %s: no names\n", prog, file);
-		exit(2);
-	}
-	*countp = i;
-	return names;
-}
-
 /* Fisher-Yates with splitmix64 and a fixed seed: reproducible order. */
-static uint64_t
-splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static void
 shuffle(char **names, size_t n)
 {
@@ -201,32 +113,6 @@ lookup_floor(const char *name)
 	}
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median of V[0..N), sorting V. */
-static double
-median(double *v, unsigned long n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static double
-now_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
-		die("clock_gettime");
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 static char **names;
 static size_t nnames, next_name;
 
@@ -261,8 +147,8 @@ main(int argc, char **argv)
 		pair = 1;
 	else if (strcmp(argv[1], "nss") != 0)
 		usage();
-	iters = number(argv[3], "iteration count");
-	batches = argc == 5 ? number(argv[4], "batch count") : 100;
+	iters = number(argv[3], "iteration count", 1);
+	batches = argc == 5 ? number(argv[4], "batch count", 1) : 100;
 	if (batches > iters)
 		batches = iters;
 	per = iters / batches;

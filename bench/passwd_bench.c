@@ -24,111 +24,23 @@
  * that the caller can check afterwards that the last password of a user is
  * the one that authenticates.
  */
-#include <errno.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <security/pam_appl.h>
 
-#define NAME_MAX_LEN	32
-
 static const char *prog = "passwd_bench";
-static const char *token = "";
 
-static void
-die(const char *what)
-{
-	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(errno));
-	exit(2);
-}
+#include "timing.h"
+
+static const char *token = "";
 
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: %s SERVICE NAMES COUNT SEED TAG LOG\n", prog);
 	exit(2);
-}
-
-static unsigned long
-number(const char *s, const char *what)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > INT_MAX) {
-		fprintf(stderr, "%s: bad %s: %s\n", prog, what, s);
-		exit(2);
-	}
-	return v;
-}
-
-/* Read NAMES into an array of NUL-terminated strings. */
-static char **
-load_names(const char *file, size_t *countp)
-{
-	FILE *f;
-	char *data = NULL, **names, *p, *end;
-	size_t len = 0, cap = 0, n = 0, i = 0, got;
-
-	f = fopen(file, "re");
-	if (!f)
-		die(file);
-	for (;;) {
-		if (cap - len < 65536) {
-			cap = cap ? cap * 2 : 1 << 20;
-			data = realloc(data, cap + 1);
-			if (!data)
-				die("realloc");
-		}
-		got = fread(data + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f))
-		die(file);
-	fclose(f);
-	data[len] = '\n';
-	end = data + len;
-	for (p = data; p < end; p++)
-		n += *p == '\n';
-	names = calloc(n + 1, sizeof(*names));
-	if (!names)
-		die("calloc");
-	for (p = data; p < end; ) {
-		char *nl = memchr(p, '\n', (size_t)(end - p) + 1);
-
-		*nl = '\0';
-		if (nl - p > NAME_MAX_LEN) {
-			fprintf(stderr, "%s: %s: name too long: %s\n", prog,
-			    file, p);
-			exit(2);
-		}
-		if (nl > p)
-			names[i++] = p;
-		p = nl + 1;
-	}
-	if (i == 0) {
-		fprintf(stderr, "%s: %s: no names\n", prog, file);
-		exit(2);
-	}
-	*countp = i;
-	return names;
-}
-
-static uint64_t
-splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
 }
 
 /* Every prompt gets TOKEN; messages go to stderr. */
@@ -168,24 +80,6 @@ fail:
 	return PAM_CONV_ERR;
 }
 
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
-		die("clock_gettime");
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -201,8 +95,8 @@ main(int argc, char **argv)
 	if (argc != 7)
 		usage();
 	service = argv[1];
-	count = number(argv[3], "count");
-	seed = number(argv[4], "seed");
+	count = number(argv[3], "count", 0);
+	seed = number(argv[4], "seed", 0);
 	tag = argv[5];
 	if (count == 0 || strlen(tag) > 64)
 		usage();
@@ -220,14 +114,14 @@ main(int argc, char **argv)
 
 		snprintf(pass, sizeof(pass), "%s-%lu", tag, k);
 		token = pass;
-		t0 = now_ms();
+		t0 = now_ns();
 		rc = pam_start(service, user, &c, &pamh);
 		if (rc == PAM_SUCCESS) {
 			rc = pam_chauthtok(pamh, 0);
 			pam_end(pamh, rc);
 		}
 		if (k > 0)
-			ms[k - 1] = now_ms() - t0;
+			ms[k - 1] = (now_ns() - t0) / 1e6;
 		if (rc != PAM_SUCCESS) {
 			fprintf(stderr, "%s: %s: change %lu of %s: %d %s\n",
 			    prog, service, k, user, rc,
@@ -241,9 +135,7 @@ main(int argc, char **argv)
 			printf("change_ms=%.3f\n", ms[k - 1]);
 	}
 	fclose(log);
-	qsort(ms, count, sizeof(*ms), cmp_double);
-	med = count % 2 ? ms[count / 2] :
-	    (ms[count / 2 - 1] + ms[count / 2]) / 2;
+	med = median(ms, count);	/* sorts ms: ms[0] is the minimum */
 	printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f ops=%lu\n", med, ms[0],
 	    ms[count - 1], count);
 	return 0;
