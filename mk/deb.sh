@@ -62,7 +62,8 @@ version=$(cd "$S" && dpkg-parsechangelog -S Version)
 profiles=
 if [ "$DEB_SHADOW" = 1 ]; then
 	rc=0
-	dsc=$(B=$B bash tests/compat/shadow-utils.sh --fetch 2>"$W/fetch.log" | tail -n 1) || rc=$?
+	B=$B bash tests/compat/shadow-utils.sh --fetch >"$W/fetch.out" 2>"$W/fetch.log" || rc=$?
+	dsc=$(tail -n 1 "$W/fetch.out")
 	if [ "$rc" = 0 ] && [ -r "$dsc" ]; then
 		mkdir "$S/shadow-src"
 		cp "$dsc" "$S/shadow-src/"

@@ -41,13 +41,21 @@ command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null ||
 [ -x "$B/bin/seal" ] || skip_all "build first (make all): the controller signs with \$B/bin/seal"
 
 # Outside the namespaces (the network is needed once, to fetch the .debs
-# of python3, python3-apt and libsodium23 into $B/cache/debs).
+# of python3, python3-apt and libsodium23 into $B/cache/debs and Debian's
+# shadow source into $B/cache/apt).
 if [ -z "${OWLET_IN_NS:-}" ]; then
 	need_base
 	tmpdir
 	if ! base_debs "$T/pydebs" python3 python3-apt libsodium23 2>"$T/pydebs.err"; then
 		ok 1 "the .debs of python3, python3-apt and libsodium23 for the hosts"
 		diag "$(cat "$T/pydebs.err")"
+		done_testing
+	fi
+	# Debian's shadow source for owlet-shadow-tcb, which make deb builds
+	# (in the namespace below, without a network)
+	if ! B=$B bash "$TOP/tests/compat/shadow-utils.sh" --fetch >/dev/null 2>"$T/fetch.err"; then
+		ok 1 "Debian's shadow source package for owlet-shadow-tcb"
+		diag "$(cat "$T/fetch.err")"
 		done_testing
 	fi
 	trap - EXIT
