@@ -116,6 +116,32 @@ int owlet_parse_id(const char *s, unsigned int *id);
 /* group.c: look up a group's gid in ETC/group; 1 found, 0 not, -1 error. */
 int owlet_group_gid(int etcfd, const char *group, gid_t *gid);
 
+/* sysgroup.c: adding system groups as groupadd -r does, under the caller's
+ * owlet_pwlock. */
+#define OWLET_SYS_GID_MIN	101
+#define OWLET_SYS_GID_MAX	999
+struct owlet_sysgids {
+	unsigned char used[OWLET_SYS_GID_MAX + 1];	/* 1: a line has it */
+};
+/* Note the GIDs up to OWLET_SYS_GID_MAX that the group(5) file on FD (read
+ * from its current offset) uses.  0, or -1 with errno (as
+ * owlet_lines_next); *LINENO is the last line read. */
+int owlet_sysgid_scan(int fd, struct owlet_sysgids *s, unsigned long *lineno);
+/* The highest unused GID in OWLET_SYS_GID_MIN..MAX into *GID, then marked
+ * used.  0, or -1 with errno ENOSPC. */
+int owlet_sysgid_pick(struct owlet_sysgids *s, gid_t *gid);
+struct owlet_sysgroup {
+	const char *name;	/* owlet_name_ok, else EINVAL */
+	gid_t gid;
+};
+/* Fill the begun replacement R (owlet_replace_begin, owner and mode of the
+ * old file) with the old group(5) or, GSHADOW set, gshadow(5) file on FD
+ * from its start, a newline if it lacks a final one, and one line for each
+ * of the NG groups G ("NAME:x:GID:" or "NAME:!::"); commit R.  Returns as
+ * owlet_replace_commit; on -1 R is aborted (the old file stays). */
+int owlet_sysgroup_append(struct owlet_replace *r, int fd, int gshadow,
+    const struct owlet_sysgroup *g, size_t ng);
+
 /* rootpath.c: ROOT followed by PATH, for messages (ROOT "" for /); valid
  * until the next call but one. */
 const char *owlet_root_path(const char *root, const char *path);

@@ -9,17 +9,10 @@
  */
 #include <err.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "ctl.h"
 #include "owlet.h"
-
-#define SYS_GID_MIN	101
-#define SYS_GID_MAX	999
 
 int
 group_holds(struct ctl *c, const struct act *a)
@@ -35,64 +28,33 @@ group_holds(struct ctl *c, const struct act *a)
 	return rc;
 }
 
-/* The highest system GID no line of DATA uses, or -1. */
-static long
-free_gid(const char *data)
-{
-	static unsigned char used[SYS_GID_MAX + 1];
-	const char *p = data, *c;
-	unsigned long v;
-	long g;
-
-	memset(used, 0, sizeof(used));
-	for (; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
-		/* name:password:GID: */
-		if (!(c = strchr(p, ':')) || !(c = strchr(c + 1, ':')))
-			continue;
-		v = strtoul(c + 1, NULL, 10);
-		if (v <= SYS_GID_MAX)
-			used[v] = 1;
-	}
-	for (g = SYS_GID_MAX; g >= SYS_GID_MIN; g--)
-		if (!used[g])
-			return g;
-	return -1;
-}
-
+/* Replace ETC/group or ETC/gshadow (open on FD as *ST) by itself plus
+ * G's line. */
 static int
-append(struct ctl *c, int etcfd, const char *file, const char *data,
-    size_t len, const struct stat *st, const char *line)
+append(struct ctl *c, int etcfd, int gshadow, int fd, const struct stat *st,
+    const struct owlet_sysgroup *g)
 {
-	size_t ll = strlen(line), nl = len && data[len - 1] != '\n';
-	char *buf = malloc(len + nl + ll);
-	int rc;
+	struct owlet_replace r;
 
-	if (!buf) {
-		warnx("out of memory");
+	if (owlet_replace_begin(&r, etcfd, gshadow ? "gshadow" : "group",
+	    st->st_mode & 07777, st->st_uid, st->st_gid) < 0 ||
+	    owlet_sysgroup_append(&r, fd, gshadow, g, 1) < 0) {
+		warn("cannot replace %s", ctl_path(c, gshadow ?
+		    "/etc/gshadow" : "/etc/group"));
 		return -1;
 	}
-	memcpy(buf, data, len);
-	if (nl)
-		buf[len] = '\n';
-	memcpy(buf + len + nl, line, ll);
-	rc = owlet_write_replace(etcfd, file, buf, len + nl + ll,
-	    st->st_mode & 07777, st->st_uid, st->st_gid);
-	free(buf);
-	if (rc < 0)
-		warn("cannot replace %s", ctl_path(c, file[0] == 'g' &&
-		    file[1] == 's' ? "/etc/gshadow" : "/etc/group"));
-	return rc < 0 ? -1 : 0;
+	return 0;
 }
 
 int
 group_apply(struct ctl *c, const struct act *a)
 {
-	char *grp = NULL, *gsh = NULL, line[128];
-	size_t glen, slen;
+	struct owlet_sysgroup g = { a->path, 0 };
+	struct owlet_sysgids gids;
 	struct stat gst, sst;
-	int etcfd, lockfd = -1, rc = -1, has_gshadow;
+	unsigned long lineno;
+	int etcfd, lockfd = -1, gfd = -1, sfd = -1, rc = -1;
 	gid_t gid;
-	long g;
 
 	etcfd = owlet_open_dir(c->rootfd, "etc");
 	if (etcfd < 0) {
@@ -107,36 +69,40 @@ group_apply(struct ctl *c, const struct act *a)
 		rc = 0;
 		goto out;
 	}
-	if (owlet_read_file(etcfd, "group", CTL_TEXT_MAX, &grp, &glen,
-	    &gst) < 0) {
+	if ((gfd = owlet_open_trusted(etcfd, "group", CTL_TEXT_MAX,
+	    &gst)) < 0) {
 		warn("%s", ctl_path(c, "/etc/group"));
 		goto out;
 	}
-	has_gshadow = owlet_read_file(etcfd, "gshadow", CTL_TEXT_MAX, &gsh,
-	    &slen, &sst) == 0;
-	if (!has_gshadow && errno != ENOENT) {
+	if (owlet_sysgid_scan(gfd, &gids, &lineno) < 0) {
+		warn("%s:%lu", ctl_path(c, "/etc/group"), lineno);
+		goto out;
+	}
+	/* No gshadow is a system without one; any other failure stops us
+	 * before anything is written. */
+	sfd = owlet_open_trusted(etcfd, "gshadow", CTL_TEXT_MAX, &sst);
+	if (sfd < 0 && errno != ENOENT) {
 		warn("%s", ctl_path(c, "/etc/gshadow"));
 		goto out;
 	}
-	if ((g = free_gid(grp)) < 0) {
+	if (owlet_sysgid_pick(&gids, &g.gid) < 0) {
 		warnx("%s: no free system GID in %d..%d for group %s",
-		    ctl_path(c, "/etc/group"), SYS_GID_MIN, SYS_GID_MAX,
-		    a->path);
+		    ctl_path(c, "/etc/group"), OWLET_SYS_GID_MIN,
+		    OWLET_SYS_GID_MAX, a->path);
 		goto out;
 	}
 	/* gshadow first: a group line without its gshadow line is what
 	 * grpck complains about; the reverse is invisible. */
-	snprintf(line, sizeof(line), "%s:!::\n", a->path);
-	if (has_gshadow && append(c, etcfd, "gshadow", gsh, slen, &sst,
-	    line) < 0)
+	if (sfd >= 0 && append(c, etcfd, 1, sfd, &sst, &g) < 0)
 		goto out;
-	snprintf(line, sizeof(line), "%s:x:%ld:\n", a->path, g);
-	if (append(c, etcfd, "group", grp, glen, &gst, line) < 0)
+	if (append(c, etcfd, 0, gfd, &gst, &g) < 0)
 		goto out;
 	rc = 0;
 out:
-	free(grp);
-	free(gsh);
+	if (sfd >= 0)
+		close(sfd);
+	if (gfd >= 0)
+		close(gfd);
 	if (lockfd >= 0)
 		close(lockfd);
 	close(etcfd);

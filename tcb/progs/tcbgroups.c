@@ -8,96 +8,91 @@
  */
 #include <err.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "owlet.h"
 #include "tool.h"
 
-#define SYS_GID_MIN	101
-#define SYS_GID_MAX	999
 #define DEBIAN_SHADOW_GID 42
 
 static const char *const group_files[] = { "group", "gshadow" };
-
-static int
-scan_groups(struct tool *t, struct tool_groups *g, unsigned char *used)
-{
-	struct owlet_lines lr;
-	char *line, *f[4];
-	size_t len;
-	unsigned int gid;
-	int fd, rc;
-
-	fd = openat(t->etcfd, "group", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		warn("%s", tool_path(t, "group"));
-		return -1;
-	}
-	owlet_lines_init(&lr, fd);
-	while ((rc = owlet_lines_next(&lr, &line, &len)) > 0) {
-		if (owlet_split(line, f, 4) != 4 ||
-		    owlet_parse_id(f[2], &gid) < 0)
-			continue;
-		if (gid <= SYS_GID_MAX)
-			used[gid] = 1;
-		if (g->add_shadow && strcmp(f[0], "shadow") == 0) {
-			g->shadow = gid;
-			g->add_shadow = 0;
-		} else if (g->add_auth && strcmp(f[0], "auth") == 0) {
-			g->auth = gid;
-			g->add_auth = 0;
-		}
-	}
-	if (rc < 0)
-		warn("%s:%lu", tool_path(t, "group"), lr.lineno);
-	close(fd);
-	return rc;
-}
-
-static int
-free_gid(unsigned char *used, gid_t *gid)
-{
-	int i;
-
-	for (i = SYS_GID_MAX; i >= SYS_GID_MIN; i--)
-		if (!used[i]) {
-			used[i] = 1;
-			*gid = (gid_t)i;
-			return 0;
-		}
-	warnx("no free system group id in %d..%d", SYS_GID_MIN, SYS_GID_MAX);
-	return -1;
-}
-
-int
-tool_groups_plan(struct tool *t, struct tool_groups *g)
-{
-	unsigned char used[SYS_GID_MAX + 1] = { 0 };
-
-	g->add_shadow = g->add_auth = 1;
-	g->committed = 0;
-	if (scan_groups(t, g, used) < 0)
-		return -1;
-	if (g->add_shadow) {
-		if (!used[DEBIAN_SHADOW_GID]) {
-			used[DEBIAN_SHADOW_GID] = 1;
-			g->shadow = DEBIAN_SHADOW_GID;
-		} else if (free_gid(used, &g->shadow) < 0)
-			return -1;
-	}
-	if (g->add_auth && free_gid(used, &g->auth) < 0)
-		return -1;
-	return 0;
-}
 
 static void
 backup_name(char *buf, size_t size, const char *file)
 {
 	snprintf(buf, size, ".%s.tcb-old", file);
+}
+
+static int
+pick_gid(struct owlet_sysgids *gids, gid_t *gid)
+{
+	if (owlet_sysgid_pick(gids, gid) < 0) {
+		warnx("no free system group id in %d..%d", OWLET_SYS_GID_MIN,
+		    OWLET_SYS_GID_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* If group(5) has NAME: its gid into *GID, and *ADD cleared. */
+static int
+find_group(struct tool *t, const char *name, gid_t *gid, int *add)
+{
+	int rc = owlet_group_gid(t->etcfd, name, gid);
+
+	if (rc < 0) {
+		warn("%s", tool_path(t, "group"));
+		return -1;
+	}
+	if (rc == 1)
+		*add = 0;
+	return 0;
+}
+
+int
+tool_groups_plan(struct tool *t, struct tool_groups *g)
+{
+	struct owlet_sysgids gids;
+	struct stat st;
+	unsigned long lineno;
+	char bak[64];
+	size_t i;
+	int fd, rc;
+
+	g->add_shadow = g->add_auth = 1;
+	g->committed = 0;
+	/* A backup left by a run that died is a second link to the file
+	 * (which owlet_open_trusted refuses) or an older version of it. */
+	for (i = 0; i < sizeof(group_files) / sizeof(group_files[0]); i++) {
+		backup_name(bak, sizeof(bak), group_files[i]);
+		unlinkat(t->etcfd, bak, 0);
+	}
+	fd = owlet_open_trusted(t->etcfd, "group", OWLET_DB_FILE_MAX, &st);
+	if (fd < 0) {
+		warn("%s", tool_path(t, "group"));
+		return -1;
+	}
+	rc = owlet_sysgid_scan(fd, &gids, &lineno);
+	close(fd);
+	if (rc < 0) {
+		warn("%s:%lu", tool_path(t, "group"), lineno);
+		return -1;
+	}
+	if (find_group(t, "shadow", &g->shadow, &g->add_shadow) < 0 ||
+	    find_group(t, "auth", &g->auth, &g->add_auth) < 0)
+		return -1;
+	if (g->add_shadow) {
+		if (!gids.used[DEBIAN_SHADOW_GID]) {
+			gids.used[DEBIAN_SHADOW_GID] = 1;
+			g->shadow = DEBIAN_SHADOW_GID;
+		} else if (pick_gid(&gids, &g->shadow) < 0)
+			return -1;
+	}
+	if (g->add_auth && pick_gid(&gids, &g->auth) < 0)
+		return -1;
+	return 0;
 }
 
 /*
@@ -116,49 +111,43 @@ restore(struct tool *t, const char *file)
 	unlinkat(t->etcfd, bak, 0);
 }
 
-/* Replace ETC/FILE by its old content plus LINES, keeping owner and mode. */
+/*
+ * Replace ETC/FILE by its old content plus the lines of the NG groups G,
+ * keeping owner and mode and the old file as the backup link.  0 done,
+ * 1 no such file and OPTIONAL, -1 failed (printed; the old file is back).
+ */
 static int
-append_lines(struct tool *t, const char *file, const char *lines)
+append_lines(struct tool *t, size_t file, int optional,
+    const struct owlet_sysgroup *g, size_t ng)
 {
+	const char *name = group_files[file];
 	struct owlet_replace r;
-	struct owlet_wbuf w;
 	struct stat st;
-	char buf[65536], bak[64];
-	ssize_t n;
-	int fd, rc = 0, last_nl = 1;
+	char bak[64];
+	int fd, rc;
 
-	fd = openat(t->etcfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		warn("%s", tool_path(t, file));
-		if (fd >= 0)
-			close(fd);
+	backup_name(bak, sizeof(bak), name);
+	unlinkat(t->etcfd, bak, 0);
+	fd = owlet_open_trusted(t->etcfd, name, OWLET_DB_FILE_MAX, &st);
+	if (fd < 0 && optional && errno == ENOENT)
+		return 1;
+	if (fd < 0) {
+		warn("%s", tool_path(t, name));
 		return -1;
 	}
-	backup_name(bak, sizeof(bak), file);
-	unlinkat(t->etcfd, bak, 0);
-	if (linkat(t->etcfd, file, t->etcfd, bak, 0) < 0 ||
-	    owlet_replace_begin(&r, t->etcfd, file, st.st_mode & 07777,
+	if (linkat(t->etcfd, name, t->etcfd, bak, 0) < 0 ||
+	    owlet_replace_begin(&r, t->etcfd, name, st.st_mode & 07777,
 	    st.st_uid, st.st_gid) < 0) {
-		warn("%s", tool_path(t, file));
+		warn("%s", tool_path(t, name));
 		close(fd);
 		unlinkat(t->etcfd, bak, 0);
 		return -1;
 	}
-	owlet_wbuf_init(&w, r.fd);
-	while ((n = owlet_read_full(fd, buf, sizeof(buf))) > 0) {
-		owlet_wbuf_put(&w, buf, (size_t)n);
-		last_nl = buf[n - 1] == '\n';
-	}
+	rc = owlet_sysgroup_append(&r, fd, file == 1, g, ng);
 	close(fd);
-	if (!last_nl)
-		owlet_wbuf_put(&w, "\n", 1);
-	owlet_wbuf_put(&w, lines, strlen(lines));
-	if (n < 0 || owlet_wbuf_flush(&w) < 0 ||
-	    (rc = owlet_replace_commit(&r)) < 0) {
-		warn("cannot write %s", tool_path(t, file));
-		if (r.fd >= 0)
-			owlet_replace_abort(&r);
-		restore(t, file);
+	if (rc < 0) {
+		warn("cannot write %s", tool_path(t, name));
+		restore(t, name);
 		return -1;
 	}
 	if (rc > 0)
@@ -169,27 +158,21 @@ append_lines(struct tool *t, const char *file, const char *lines)
 int
 tool_groups_commit(struct tool *t, struct tool_groups *g)
 {
-	char lines[2][128];
-	size_t i;
+	struct owlet_sysgroup add[2];
+	size_t i, n = 0;
+	int rc;
 
-	if (!g->add_shadow && !g->add_auth)
+	if (g->add_shadow)
+		add[n++] = (struct owlet_sysgroup){ "shadow", g->shadow };
+	if (g->add_auth)
+		add[n++] = (struct owlet_sysgroup){ "auth", g->auth };
+	if (n == 0)
 		return 0;
-	lines[0][0] = lines[1][0] = '\0';
-	if (g->add_shadow) {
-		snprintf(lines[0], sizeof(lines[0]), "shadow:x:%u:\n",
-		    (unsigned)g->shadow);
-		strcat(lines[1], "shadow:!::\n");
-	}
-	if (g->add_auth) {
-		snprintf(lines[0] + strlen(lines[0]), sizeof(lines[0]) -
-		    strlen(lines[0]), "auth:x:%u:\n", (unsigned)g->auth);
-		strcat(lines[1], "auth:!::\n");
-	}
 	for (i = 0; i < 2; i++) {
-		if (i == 1 && faccessat(t->etcfd, "gshadow", F_OK,
-		    AT_SYMLINK_NOFOLLOW) < 0)
-			break;	/* no gshadow on this system */
-		if (append_lines(t, group_files[i], lines[i]) < 0) {
+		/* gshadow is optional: no gshadow on this system */
+		if ((rc = append_lines(t, i, i == 1, add, n)) > 0)
+			break;
+		if (rc < 0) {
 			tool_groups_rollback(t, g);
 			return -1;
 		}
