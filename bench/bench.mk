@@ -21,6 +21,7 @@ $(B)/bench/%: bench/%.c
 # bench/timing.h: what getspnam_bench and passwd_bench share (static
 # inline functions, so no object of its own).
 $(B)/bench/getspnam_bench $(B)/bench/passwd_bench: bench/timing.h
+$(B)/bench/passwd_bench: tests/bin/tokenconv.h
 
 # passwd_bench drives libpam.
 $(B)/bench/passwd_bench: bench/passwd_bench.c

@@ -33,8 +33,8 @@
 static const char *prog = "passwd_bench";
 
 #include "timing.h"
+#include "../tests/bin/tokenconv.h"
 
-static const char *token = "";
 
 static void
 usage(void)
@@ -43,47 +43,10 @@ usage(void)
 	exit(2);
 }
 
-/* Every prompt gets TOKEN; messages go to stderr. */
-static int
-conv(int n, const struct pam_message **msg, struct pam_response **resp,
-    void *data)
-{
-	struct pam_response *r;
-	int i;
-
-	(void)data;
-	r = calloc((size_t)n, sizeof(*r));
-	if (!r)
-		return PAM_BUF_ERR;
-	for (i = 0; i < n; i++) {
-		switch (msg[i]->msg_style) {
-		case PAM_PROMPT_ECHO_OFF:
-		case PAM_PROMPT_ECHO_ON:
-			r[i].resp = strdup(token);
-			if (!r[i].resp)
-				goto fail;
-			break;
-		case PAM_ERROR_MSG:
-		case PAM_TEXT_INFO:
-			fprintf(stderr, "%s: %s\n", prog, msg[i]->msg);
-			break;
-		default:
-			goto fail;
-		}
-	}
-	*resp = r;
-	return PAM_SUCCESS;
-fail:
-	for (i = 0; i < n; i++)
-		free(r[i].resp);
-	free(r);
-	return PAM_CONV_ERR;
-}
-
 int
 main(int argc, char **argv)
 {
-	struct pam_conv c = { conv, NULL };
+	struct pam_conv c = { tokenconv, (void *)prog };
 	const char *service, *tag;
 	unsigned long count, k;
 	uint64_t seed;
@@ -113,7 +76,7 @@ main(int argc, char **argv)
 		int rc;
 
 		snprintf(pass, sizeof(pass), "%s-%lu", tag, k);
-		token = pass;
+		tokenconv_token = pass;
 		t0 = now_ns();
 		rc = pam_start(service, user, &c, &pamh);
 		if (rc == PAM_SUCCESS) {

@@ -7,6 +7,7 @@ $(B)/tests/bin/%: tests/bin/%.c $(COMMON_A) $(LIBTCB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $< $(COMMON_A) \
 	  -Wl,-rpath,$(abspath $(B))/lib -L$(B)/lib -ltcb -lcrypt -lpam -lpthread -ldl
+$(B)/tests/bin/pamprobe: tests/bin/tokenconv.h
 
 check: all $(TEST_BINS)
 	B=$(abspath $(B)) prove -r $(PROVE_FLAGS) tests/

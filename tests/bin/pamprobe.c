@@ -26,56 +26,19 @@
 #include <string.h>
 #include <security/pam_appl.h>
 
-static const char *token = "", *first;	/* FIRST: next prompt only */
-
-static int
-conv(int n, const struct pam_message **msg, struct pam_response **resp,
-    void *data)
-{
-	struct pam_response *r;
-	int i;
-
-	(void)data;
-	r = calloc((size_t)n, sizeof(*r));
-	if (!r)
-		return PAM_BUF_ERR;
-	for (i = 0; i < n; i++) {
-		switch (msg[i]->msg_style) {
-		case PAM_PROMPT_ECHO_OFF:
-		case PAM_PROMPT_ECHO_ON:
-			r[i].resp = strdup(first ? first : token);
-			first = NULL;
-			if (!r[i].resp)
-				goto fail;
-			break;
-		case PAM_ERROR_MSG:
-		case PAM_TEXT_INFO:
-			fprintf(stderr, "pamprobe: %s\n", msg[i]->msg);
-			break;
-		default:
-			goto fail;
-		}
-	}
-	*resp = r;
-	return PAM_SUCCESS;
-fail:
-	for (i = 0; i < n; i++)
-		free(r[i].resp);
-	free(r);
-	return PAM_CONV_ERR;
-}
+#include "tokenconv.h"
 
 static const char *confdir, *service, *user;
 
 static int
 run(int chauthtok, const char *pass)
 {
-	struct pam_conv c = { conv, NULL };
+	struct pam_conv c = { tokenconv, (void *)"pamprobe" };
 	pam_handle_t *pamh = NULL;
 	int rc;
 
-	token = pass;
-	first = NULL;
+	tokenconv_token = pass;
+	tokenconv_first = NULL;
 	rc = pam_start_confdir(service, user, &c, confdir, &pamh);
 	if (rc != PAM_SUCCESS)
 		return rc;
@@ -88,12 +51,12 @@ run(int chauthtok, const char *pass)
 static int
 change(const char *old, const char *new)
 {
-	struct pam_conv c = { conv, NULL };
+	struct pam_conv c = { tokenconv, (void *)"pamprobe" };
 	pam_handle_t *pamh = NULL;
 	int rc;
 
-	token = new;
-	first = old;
+	tokenconv_token = new;
+	tokenconv_first = old;
 	rc = pam_start_confdir(service, user, &c, confdir, &pamh);
 	if (rc != PAM_SUCCESS)
 		return rc;
