@@ -15,6 +15,7 @@
 
 #include "owlet.h"
 #include "pam_tcb.h"
+#include "gate.h"
 
 #define NEED_HELPER	(-1)	/* verify() cannot read the hash itself */
 #define DATA_AUTH_RC	"pam_tcb:auth_rc"
@@ -24,6 +25,35 @@ struct verify_ctx {
 	const struct tcb_opts *o;
 	const char *pass;	/* NULL: only ask "empty hash?" */
 };
+
+/*
+ * A caller that is not root (set-gid passwd, set-uid su or sudo run by a
+ * user) tests a guess against a secret hash only through the guess gate:
+ * the same one-guess-per-delay limit per user as tcb_chkpwd (gate.c).
+ * Without it a user could run many such programs at once and kill each
+ * one as soon as its answer is late.  A hash from passwd(5) is public and
+ * a root caller is trusted: neither passes the gate.
+ */
+static int
+check_guess(pam_handle_t *pamh, const char *name, const struct tcb_user *u,
+    const char *pass)
+{
+	struct tcb_gate gate;
+	int rc;
+
+	if (getuid() == 0 || !u->hash_secret)
+		return tcb_verify(pass, u->hash);
+	if (tcb_gate_enter(&gate, name, u->pw.pw_uid) < 0) {
+		pam_syslog(pamh, LOG_ERR, "cannot rate-limit guesses for %s: "
+		    "%m", name);
+		return PAM_AUTHINFO_UNAVAIL;
+	}
+	rc = tcb_verify(pass, u->hash);
+	if (tcb_gate_leave(&gate, rc == PAM_SUCCESS) < 0)
+		pam_syslog(pamh, LOG_ERR, "cannot reset the delay stamp of "
+		    "%s: %m", name);
+	return rc;
+}
 
 static int
 verify(void *arg)
@@ -61,7 +91,7 @@ verify(void *arg)
 		tcb_verify_dummy(v->o, v->pass);
 		rc = PAM_AUTH_ERR;
 	} else {
-		rc = tcb_verify(v->pass, u->hash);
+		rc = check_guess(v->pamh, name, u, v->pass);
 	}
 out:
 	tcb_user_wipe(u);

@@ -44,6 +44,7 @@ struct tcb_user {
 	int have_pw, have_sp;
 	int sp_errno;		/* why there is no shadow entry */
 	const char *hash;	/* the stored hash, or NULL */
+	int hash_secret;	/* HASH came from the shadow database */
 	char pwbuf[4096], spbuf[8192 + 64];
 };
 int tcb_user_get(pam_handle_t *pamh, const struct tcb_opts *o, int want_sp,

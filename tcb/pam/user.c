@@ -52,6 +52,7 @@ tcb_user_get(pam_handle_t *pamh, const struct tcb_opts *o, int want_sp,
 		return PAM_USER_UNKNOWN;
 	u->have_pw = u->have_sp = 0;
 	u->hash = NULL;
+	u->hash_secret = 0;
 	u->sp_errno = 0;
 	rc = getpwnam_r(*name, &u->pw, u->pwbuf, sizeof(u->pwbuf), &pwres);
 	if (!pwres)
@@ -69,8 +70,10 @@ tcb_user_get(pam_handle_t *pamh, const struct tcb_opts *o, int want_sp,
 	rc = getspnam_r(*name, &u->sp, u->spbuf, sizeof(u->spbuf), &spres);
 	if (spres) {
 		u->have_sp = 1;
-		if (shadowed)
+		if (shadowed) {
 			u->hash = u->sp.sp_pwdp;
+			u->hash_secret = 1;
+		}
 	} else {
 		u->sp_errno = rc ? rc : errno ? errno : ENOENT;
 	}

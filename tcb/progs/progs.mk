@@ -13,7 +13,8 @@ $(B)/sbin/%: $(B)/tcb/progs/%.o $(TOOL_OBJ) $(COMMON_A)
 CHKPWD := $(B)/libexec/tcb_chkpwd
 CHKPWD_DIR ?= /usr/libexec/chkpwd
 all: $(CHKPWD)
-CHKPWD_OBJ := $(B)/tcb/progs/tcb_chkpwd.o $(B)/tcb/progs/chkpwd_request.o
+CHKPWD_OBJ := $(B)/tcb/progs/tcb_chkpwd.o $(B)/tcb/progs/chkpwd_request.o \
+    $(B)/tcb/pam/gate.o
 $(CHKPWD): $(CHKPWD_OBJ) $(COMMON_A) $(LIBTCB_SO)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")

@@ -13,15 +13,11 @@
  * checked, and the group privilege is dropped (and the drop verified) as
  * soon as the hash has been read.
  *
- * Guessing is limited to one password per FAIL_DELAY_SEC per user, however
- * many helpers run at once and whether or not they are killed early.  The
- * user's tcb lock serialises the helpers, and the lock file's mtime is a
- * "not before" stamp: before a password is hashed, the stamp is moved
- * FAIL_DELAY_SEC into the future; a right password moves it back to now,
- * a wrong one is answered only after the delay.  A caller that kills a
- * helper as soon as the answer is late (a wrong password) gains nothing:
- * the next helper waits for the stamp first.  The caller cannot move the
- * stamp itself: without group shadow it cannot reach /etc/tcb.
+ * Guessing is limited to one password per TCB_GATE_DELAY_SEC per user,
+ * however many helpers run at once and whether or not they are killed
+ * early: the guess gate (tcb/pam/gate.c), the same one pam_tcb passes
+ * through for callers that are not root.  A wrong password is answered
+ * only after the delay, while the gate is still held.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,17 +27,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <syslog.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "owlet.h"
 #include "tcb.h"
 #include "chkpwd_request.h"
-
-#define FAIL_DELAY_SEC	2
-#define NSEC		1000000000LL
+#include "gate.h"
 
 /* Is FD open in a mode that allows ACC (O_RDONLY or O_WRONLY)? */
 static int
@@ -87,89 +79,14 @@ drop_group(void)
 	}
 }
 
-static long long
-now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
-
-/* Sleep NS nanoseconds on the monotonic clock, whatever interrupts us. */
-static void
-pause_ns(long long ns)
-{
-	long long end = now_ns(CLOCK_MONOTONIC) + ns;
-	struct timespec ts = { (time_t)(end / NSEC), (long)(end % NSEC) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	    EINTR)
-		;
-}
-
-/*
- * The stamp: LOCK's file (held by us), opened again for its mtime.  It
- * must be the user's own regular file; anything else fails closed.
- */
-static int
-stamp_open(const char *lock, uid_t uid)
-{
-	struct stat st;
-	int fd;
-
-	fd = open(lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
-	    O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != uid ||
-	    st.st_nlink != 1) {
-		close(fd);
-		errno = EPERM;
-		return -1;
-	}
-	return fd;
-}
-
-/* Wait until the stamp has passed (never longer than one delay, whatever
- * the clock did), then move it FAIL_DELAY_SEC ahead. */
-static int
-stamp_wait_and_arm(int fd)
-{
-	struct timespec ts[2];
-	struct stat st;
-	long long t, now;
-
-	if (fstat(fd, &st) < 0)
-		return -1;
-	t = st.st_mtim.tv_sec * NSEC + st.st_mtim.tv_nsec;
-	now = now_ns(CLOCK_REALTIME);
-	if (t > now)
-		pause_ns(t - now < FAIL_DELAY_SEC * NSEC ? t - now :
-		    FAIL_DELAY_SEC * NSEC);
-	clock_gettime(CLOCK_REALTIME, &ts[1]);
-	ts[1].tv_sec += FAIL_DELAY_SEC;
-	ts[0].tv_sec = 0;
-	ts[0].tv_nsec = UTIME_OMIT;	/* atime */
-	return futimens(fd, ts);
-}
-
-static void
-stamp_clear(int fd)
-{
-	if (futimens(fd, NULL) < 0)
-		syslog(LOG_ERR, "cannot reset the delay stamp: %m");
-}
-
 static int
 check(const struct chkpwd_request *r, uid_t uid)
 {
-	char file[sizeof(TCB_DIR) + OWLET_NAME_MAX + 16];
-	char lock[sizeof(file) + 8];
+	struct tcb_gate gate;
 	struct passwd *pw;
 	struct spwd *sp;
 	char *hash = NULL;
-	int ok = 0, stamp;
+	int ok = 0;
 
 	pw = getpwnam(r->name);
 	if (!pw || pw->pw_uid != uid) {
@@ -178,16 +95,9 @@ check(const struct chkpwd_request *r, uid_t uid)
 		drop_group();
 		return 0;
 	}
-	snprintf(file, sizeof(file), TCB_FMT, r->name);
-	snprintf(lock, sizeof(lock), TCB_FMT ".lock", r->name);
-	if (lckpwdf_tcb(file) < 0) {
-		syslog(LOG_NOTICE, "cannot lock %s: %m", file);
-		drop_group();
-		return 0;
-	}
-	stamp = stamp_open(lock, uid);
-	if (stamp < 0 || stamp_wait_and_arm(stamp) < 0) {
-		syslog(LOG_ERR, "cannot use %s as delay stamp: %m", lock);
+	if (tcb_gate_enter(&gate, r->name, uid) < 0) {
+		syslog(LOG_ERR, "cannot rate-limit guesses for %s: %m",
+		    r->name);
 		drop_group();
 		goto fail;
 	}
@@ -213,18 +123,21 @@ check(const struct chkpwd_request *r, uid_t uid)
 		free(hash);
 	}
 	if (ok) {
-		stamp_clear(stamp);
-		goto out;
+		if (tcb_gate_leave(&gate, 1) < 0)
+			syslog(LOG_ERR, "cannot reset the delay stamp: %m");
+		return 1;
 	}
+	/* Answer late while holding the lock; the stamp stays armed. */
+	tcb_gate_delay();
+	tcb_gate_leave(&gate, 0);
+	syslog(LOG_NOTICE, "authentication failure for %s (uid=%u)",
+	    r->name, (unsigned)uid);
+	return 0;
 fail:
 	syslog(LOG_NOTICE, "authentication failure for %s (uid=%u)",
 	    r->name, (unsigned)uid);
-	pause_ns(FAIL_DELAY_SEC * NSEC);	/* while holding the lock */
-out:
-	if (stamp >= 0)
-		close(stamp);
-	ulckpwdf_tcb();
-	return ok;
+	tcb_gate_delay();
+	return 0;
 }
 
 int
@@ -242,7 +155,7 @@ main(void)
 		syslog(LOG_NOTICE, "inappropriate use by uid %u",
 		    (unsigned)uid);
 		drop_group();
-		pause_ns(FAIL_DELAY_SEC * NSEC);
+		tcb_gate_delay();
 		return 1;
 	}
 	/* One byte more than the longest request, to see an overlong one. */
@@ -253,7 +166,7 @@ main(void)
 		syslog(LOG_NOTICE, "malformed request from uid %u: %s",
 		    (unsigned)uid, chkpwd_request_error(st));
 		drop_group();
-		pause_ns(FAIL_DELAY_SEC * NSEC);
+		tcb_gate_delay();
 	} else {
 		ok = check(&r, uid);
 	}

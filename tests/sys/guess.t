@@ -1,0 +1,122 @@
+#!/bin/bash
+# The guess gate: a user who runs their own set-gid passwd many times at
+# once, killing each run as soon as its answer is late, tests at most one
+# guess of their password per 2 s (the same limit as tcb_chkpwd).
+#
+# The oracle being closed: passwd asks "Current password:", pam_tcb checks
+# it against the user's own hash (passwd is set-gid shadow, so it can read
+# it) and a right guess is answered with "New password:" at once, a wrong
+# one only after the failure delay.  An attacker kills every run that has
+# not answered within 0.4 s and so learns "wrong" without waiting.  With
+# the gate, a guess is hashed only after the stamp on /etc/tcb/USER/
+# shadow.lock has passed, and arming the stamp comes first: the stamp's
+# successive values, sampled by root during a flood of guesses, are the
+# guesses that reached the hash.
+. "$(dirname "$0")/../lib/root.sh"
+need_root
+command -v timeout >/dev/null || skip_all "timeout not installed"
+tmpdir
+S=$T/stage
+need_stage "$S"
+RIGHT='Old-u1-Passw0rd-Xq'
+R=$T/r
+mkroot "$R" 2
+set_pass "$R" u1 "$RIGHT"
+tcb_sysroot "$R"; ok $? "2-user root converted to tcb, owlet's PAM stacks"
+STAMP=/etc/tcb/u1/shadow.lock
+
+# The attacker's tools, run inside one namespace (in_sys) as root, each
+# guess through Debian's passwd set-gid shadow as u1.
+cat > "$T/attack.sh" <<'EOF'
+# try GUESS KILL_AFTER OUT: one passwd run as u1 with GUESS as the current
+# password, killed after KILL_AFTER seconds; exit 0 as soon as passwd asks
+# for the new password (the guess was right), 1 if it did not by then.
+try() {
+	printf '%s\n' "$1" | timeout -s KILL "$2" setpriv --reuid=1001 \
+	    --regid=100 --clear-groups -- passwd >"$3" 2>&1 &
+	while :; do
+		if grep -qi 'new password' "$3"; then
+			pkill -KILL -P $! timeout 2>/dev/null; kill -KILL $! 2>/dev/null
+			wait 2>/dev/null
+			return 0
+		fi
+		kill -0 $! 2>/dev/null || break
+		sleep 0.01
+	done
+	wait 2>/dev/null
+	grep -qi 'new password' "$3"
+}
+# stamps FILE SECONDS: root samples the stamp's mtime every 10 ms.
+stamps() {
+	end=$(( $(date +%s%N) + $2 * 1000000000 ))
+	while [ "$(date +%s%N)" -lt "$end" ]; do
+		stat -c '%.9Y' "$1" 2>/dev/null
+		sleep 0.01
+	done | uniq
+}
+case $1 in
+flood)	# flood SECONDS PARALLEL OUTDIR: wrong guesses, killed at 0.4 s
+	secs=$2 par=$3 out=$4
+	stamps /etc/tcb/u1/shadow.lock "$secs" > "$out/stamps" &
+	end=$(( $(date +%s) + secs ))
+	for i in $(seq "$par"); do
+		(n=0; while [ "$(date +%s)" -lt "$end" ]; do
+			n=$((n + 1))
+			try "Wrong-guess-$i-$n" 0.4 "$out/try.$i" &&
+			    echo "wrong guess $i-$n accepted"
+		done; echo "$n" > "$out/count.$i") 2>/dev/null &
+	done
+	wait ;;
+oracle)	# oracle GUESS: a wrong guess, then the right one, each killed at 0.4 s
+	try Wrong-guess-oracle 0.4 /tmp/o1 2>/dev/null && echo "wrong accepted"
+	s=$(date +%s%N)
+	if try "$2" 0.4 /tmp/o2 2>/dev/null; then
+		echo "answered in $(( ($(date +%s%N) - s) / 1000000 )) ms"
+	else
+		echo "no answer"
+	fi ;;
+patient) # patient GUESS: the right guess, waited for (no new password given)
+	s=$(date +%s%N)
+	if try "$2" 20 /tmp/p; then
+		echo "answered in $(( ($(date +%s%N) - s) / 1000000 )) ms"
+	else
+		echo "no answer: $(head -c 300 /tmp/p)"
+	fi ;;
+esac
+EOF
+mkdir -p "$T/flood"
+in_sys "$R" "$S" bash "$T/attack.sh" flood 6 4 "$T/flood" > "$T/flood/out" 2>&1
+is "$(cat "$T/flood/out")" "" "flood: no wrong guess accepted"
+tries=$(cat "$T"/flood/count.* | awk '{ s += $1 } END { print s }')
+diag "flood: $tries runs of passwd in 6 s (4 in parallel, each killed at 0.4 s)"
+[ "${tries:-0}" -ge 20 ]; ok $? "flood: the attacker ran $tries passwd runs (>= 20)"
+# The stamp's values: each armed one is the time a guess reached the hash
+# plus 2 s.  They must be at least 2 s apart (less a little for the clock
+# read between arming and sampling).
+mapfile -t st < "$T/flood/stamps"
+diag "flood: stamp values: ${st[*]}"
+[ "${#st[@]}" -ge 2 ]; ok $? "flood: guesses reached the gate and armed the stamp (${#st[@]} values)"
+[ "${#st[@]}" -le 5 ]; ok $? "flood: at most 4 guesses reached the hash in 6 s ($(( ${#st[@]} - 1 )) after the first value)"
+gaps=$(printf '%s\n' "${st[@]}" | awk 'NR > 1 { printf "%.2f ", $1 - p } { p = $1 }')
+diag "flood: gaps between armed stamps: $gaps"
+min=$(printf '%s\n' "${st[@]}" | awk 'NR > 1 { d = $1 - p; if (m == "" || d < m) m = d } { p = $1 } END { print (m == "" ? 0 : m) }')
+awk -v m="$min" 'BEGIN { exit !(m >= 1.95) }'
+ok $? "flood: successive guesses reached the hash >= 2 s apart (smallest gap $min s)"
+
+# The oracle of the review: a wrong guess, then the right one; killing the
+# right one at 0.4 s must not tell the attacker it was right.
+sleep 2.1	# the flood's last stamp passes
+out=$(in_sys "$R" "$S" bash "$T/attack.sh" oracle "$RIGHT" 2>&1)
+is "$out" "no answer" "oracle: a right guess right after a wrong one is not answered within 0.4 s"
+
+# The real user is only slowed, never locked out: waited for, the right
+# password is answered within the delay, and then the stamp is reset.
+out=$(in_sys "$R" "$S" bash "$T/attack.sh" patient "$RIGHT" 2>&1)
+like "$out" '^answered in [0-9]+ ms$' "patient: the right password is answered ($out)"
+ms=$(echo "$out" | sed -n 's/^answered in \([0-9]*\) ms$/\1/p')
+[ "${ms:-99999}" -lt 4500 ]; ok $? "patient: within one delay and a hash (${ms} ms)"
+out=$(in_sys "$R" "$S" bash "$T/attack.sh" patient "$RIGHT" 2>&1)
+ms=$(echo "$out" | sed -n 's/^answered in \([0-9]*\) ms$/\1/p')
+[ "${ms:-99999}" -lt 1500 ]; ok $? "patient: after a right guess the next is not delayed (${ms} ms)"
+is "$(stat -c '%u %a %h' "$R$STAMP")" "1001 600 1" "the stamp is u1's own lock file, 0600, one link"
+done_testing
