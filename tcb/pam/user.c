@@ -1,7 +1,8 @@
 /*
  * Who is the user and what hash do we hold for them.
  *
- * Verification runs crypt_rn() on a private crypt_data (wiped after use)
+ * A hash from /etc/tcb counts only if the account owns its directory
+ * (owner.c).  Verification runs crypt_rn() on a private crypt_data (wiped after use)
  * and compares in constant time.  Unknown users, locked hashes ('!', '*')
  * and empty hashes without nullok still cost one full hash computation with
  * the configured method (tcb_verify_dummy), so timing does not tell them
@@ -11,12 +12,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 
 #include <security/pam_ext.h>
 
 #include "owlet.h"
 #include "pam_tcb.h"
+#include "gate.h"
 
 void
 tcb_say(pam_handle_t *pamh, int flags, int style, const char *msg)
@@ -68,7 +71,13 @@ tcb_user_get(pam_handle_t *pamh, const struct tcb_opts *o, int want_sp,
 		return PAM_SUCCESS;
 	errno = 0;
 	rc = getspnam_r(*name, &u->sp, u->spbuf, sizeof(u->spbuf), &spres);
-	if (spres) {
+	if (spres && tcb_entry_owned(*name, u->pw.pw_uid) < 0) {
+		pam_syslog(pamh, LOG_ALERT, "tcb entry of %s is not owned by "
+		    "uid %u (a deleted account's?): ignored", *name,
+		    (unsigned)u->pw.pw_uid);
+		explicit_bzero(u->spbuf, sizeof(u->spbuf));
+		u->sp_errno = EPERM;
+	} else if (spres) {
 		u->have_sp = 1;
 		if (shadowed) {
 			u->hash = u->sp.sp_pwdp;

@@ -14,7 +14,7 @@ CHKPWD := $(B)/libexec/tcb_chkpwd
 CHKPWD_DIR ?= /usr/libexec/chkpwd
 all: $(CHKPWD)
 CHKPWD_OBJ := $(B)/tcb/progs/tcb_chkpwd.o $(B)/tcb/progs/chkpwd_request.o \
-    $(B)/tcb/pam/gate.o
+    $(B)/tcb/pam/gate.o $(B)/tcb/pam/owner.o
 $(CHKPWD): $(CHKPWD_OBJ) $(COMMON_A) $(LIBTCB_SO)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")

@@ -88,8 +88,11 @@ check(const struct chkpwd_request *r, uid_t uid)
 	char *hash = NULL;
 	int ok = 0;
 
-	pw = getpwnam(r->name);
-	if (!pw || pw->pw_uid != uid) {
+	/* The account must be the caller's own, by the name that its uid
+	 * maps to: not another account sharing the uid (an alias with a
+	 * password of its own), as chage(1) refuses them too. */
+	pw = getpwuid(uid);
+	if (!pw || strcmp(pw->pw_name, r->name) != 0) {
 		syslog(LOG_NOTICE, "uid %u may not check user %s",
 		    (unsigned)uid, r->name);
 		drop_group();
@@ -101,22 +104,26 @@ check(const struct chkpwd_request *r, uid_t uid)
 		drop_group();
 		goto fail;
 	}
-	if (strcmp(pw->pw_passwd, "x") == 0) {
-		sp = getspnam(r->name);
-		if (sp) {
-			hash = strdup(sp->sp_pwdp);
-			explicit_bzero(sp->sp_pwdp, strlen(sp->sp_pwdp));
-		} else {
-			syslog(LOG_ALERT, "no shadow entry for %s", r->name);
-		}
+	/* Only a hash pam_tcb cannot read itself comes here: one from the
+	 * shadow database, in a tcb directory the account owns.  A hash in
+	 * passwd(5) is pam_tcb's business (its passwd option). */
+	if (strcmp(pw->pw_passwd, "x") != 0 &&
+	    strcmp(pw->pw_passwd, "*NP*") != 0) {
+		syslog(LOG_NOTICE, "%s has no shadowed password", r->name);
+	} else if (tcb_entry_owned(r->name, uid) < 0) {
+		syslog(LOG_ALERT, "tcb entry of %s is not owned by uid %u: "
+		    "ignored", r->name, (unsigned)uid);
+	} else if ((sp = getspnam(r->name))) {
+		hash = strdup(sp->sp_pwdp);
+		explicit_bzero(sp->sp_pwdp, strlen(sp->sp_pwdp));
 	} else {
-		hash = strdup(pw->pw_passwd);
+		syslog(LOG_ALERT, "no shadow entry for %s", r->name);
 	}
 	endspent();
 	drop_group();
-	if (hash && !*hash)
-		ok = r->nullok;
-	else if (hash)
+	/* An empty hash never matches here, whatever the request says: the
+	 * caller is the user, so its nullok would be the user's own choice. */
+	if (hash && *hash)
 		ok = owlet_pass_matches(r->pass, hash) == 1;
 	if (hash) {
 		explicit_bzero(hash, strlen(hash));

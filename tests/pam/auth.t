@@ -216,4 +216,17 @@ rc=$?; t1=$(ms)
 is "$rc" 1 "pamtester nodelay: wrong password fails"
 [ $((t1 - t0)) -lt 1000 ]; ok $? "pamtester: failure with nodelay takes < 1 s ($((t1 - t0)) ms)"
 
+# A tcb directory left behind by a deleted account (owned by its old uid)
+# must not serve its hash to a new account of the same name: pam_tcb takes
+# a hash from /etc/tcb only from a directory the account owns.
+tcb_svc "$R" owlet shadow nodelay
+chown 2008 "$R/etc/tcb/u8" "$R/etc/tcb/u8/shadow"
+set_hash "$R" u8 "$H"
+out=$(probe "$R" -u u8 -a "$GOOD" auth)
+is "$(codes "$out")" "auth PAM_AUTHINFO_UNAVAIL" \
+    "leftover tcb dir (uid 2008, account uid 1008): its hash is not used, even by root"
+chown 1008 "$R/etc/tcb/u8" "$R/etc/tcb/u8/shadow"
+out=$(probe "$R" -u u8 -a "$GOOD" auth)
+is "$(codes "$out")" "auth PAM_SUCCESS" "the same entry owned by the account: used"
+
 done_testing

@@ -82,5 +82,11 @@ out=$(S check); rc=$?
 is "$rc" 1 "check exits 1 on problems"
 like "$out" "tcb/ghost: no such user in passwd" "names a tcb entry without a user"
 like "$out" "tcb/bob/shadow: missing" "names a user without a tcb file"
+# A tcb directory left by a deleted account, now under a new account of the
+# same name: pam_tcb and tcb_chkpwd ignore its hash; check names it.
+chown 4242 "$R/etc/tcb/daemon"
+out=$(S check); rc=$?
+like "$out" "tcb/daemon: directory not owned by the user" \
+    "names a tcb directory of another owner (a deleted account's)"
 
 done_testing

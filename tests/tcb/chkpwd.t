@@ -76,13 +76,37 @@ is "$(field reply "$out") $(field status "$out")" "$NO exit:1" "unknown user: re
 out=$(client 0 163 "$H" u1 "$PW1")
 is "$(field reply "$out") $(field status "$out")" "$NO exit:1" "root asking about u1: refused"
 
+# Nothing pam_tcb would refuse: an alias sharing u1's uid (with a password
+# of its own), a hash in passwd(5), a tcb directory of another owner.
+sed -i '/^u1:/a u1alias:x:1001:100::/:/bin/sh' "$R/etc/passwd"
+mkdir -m 2710 "$R/etc/tcb/u1alias"
+printf 'u1alias:%s:19000:0:99999:7:::\n' "$(printf '%s\n' Alias-pass-1 | "$B/tests/bin/mkhash")" \
+    > "$R/etc/tcb/u1alias/shadow"
+chown -R 1001:"$(stat -c %g "$R/etc/tcb/u1")" "$R/etc/tcb/u1alias"
+chmod 0640 "$R/etc/tcb/u1alias/shadow"
+out=$(client 1001 163 "$H" u1alias Alias-pass-1)
+is "$(field reply "$out") $(field status "$out")" "$NO exit:1" \
+    "uid 1001 asking about u1alias (uid 1001 too, right password): refused"
+echo "u4:$(printf '%s\n' Passwd-field-4 | "$B/tests/bin/mkhash"):1004:100::/:/bin/sh" >> "$R/etc/passwd"
+out=$(client 1004 163 "$H" u4 Passwd-field-4)
+is "$(field reply "$out") $(field status "$out")" "$NO exit:1" \
+    "a hash in passwd(5) (right password): refused, as pam_tcb without 'passwd'"
+cp -a "$R/etc/tcb/u1" "$R/etc/tcb/u5"
+sed -i 's/^u1:/u5:/' "$R/etc/tcb/u5/shadow"
+chown -R 2005 "$R/etc/tcb/u5"
+echo "u5:x:1005:100::/:/bin/sh" >> "$R/etc/passwd"
+out=$(client 1005 163 "$H" u5 "$PW1")
+is "$(field reply "$out") $(field status "$out")" "$NO exit:1" \
+    "a leftover tcb dir owned by uid 2005 for account u5 (uid 1005): refused"
+
 # Bounds: the longest password libxcrypt can hash works through the helper.
 out=$(client 1002 163 "$H" u2 "$LONGPW")
 is "$(field reply "$out") $(field status "$out")" "$OK exit:0" "511-byte password accepted"
 
-# Empty hash: only with the nullok flag word.
+# Empty hash: never, whatever the flag word (the caller is the user; its
+# nullok would be the user's own choice).
 out=$(client 1003 163 -n "$H" u3 '')
-is "$(field reply "$out") $(field status "$out")" "$OK exit:0" "empty hash + nullok: accepted"
+is "$(field reply "$out") $(field status "$out")" "$NO exit:1" "empty hash + nullok: refused"
 out=$(client 1003 163 "$H" u3 '')
 is "$(field reply "$out") $(field status "$out")" "$NO exit:1" "empty hash + nonull: refused"
 
