@@ -19,6 +19,19 @@
 #define OWLET_LINE_MAX		8192	/* longest passwd/shadow/group line */
 #define OWLET_TCB_FILE_MAX	OWLET_LINE_MAX	/* size bound of a tcb shadow file */
 
+/* setid.c: sanitise a privileged program's start: fds 0-2 open (closed
+ * ones get /dev/null), umask MASK; unless OWLET_START_ROOT_TOOL (a tool
+ * root runs, not set-ID: keeps its environment, fds >= 3 and signals),
+ * every fd >= 3 closed, the environment emptied, SIGPIPE and SIGXFSZ
+ * ignored.  OWLET_START_PROTO: fd 0 must be open for reading and fd 1 for
+ * writing.  0, or -1: exit at once. */
+#define OWLET_START_PROTO	1
+#define OWLET_START_ROOT_TOOL	2
+int owlet_start(unsigned flags, mode_t mask);
+/* Give up a set-gid group for good (real, effective, saved) and verify it
+ * with getresgid.  0, or -1: exit at once. */
+int owlet_drop_group(void);
+
 /* names.c: is NAME usable as a user name and as one path component? */
 int owlet_name_ok(const char *name);
 int owlet_name_ok_n(const char *name, size_t len);

@@ -47,18 +47,6 @@ usage(int status)
 }
 
 static void
-fds_sane(void)
-{
-	int fd;
-
-	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
-		;
-	if (fd < 0)
-		err(1, "/dev/null");
-	close(fd);
-}
-
-static void
 open_root(struct ctl *c, const char *root)
 {
 	char self[PATH_MAX];
@@ -371,8 +359,8 @@ main(int argc, char **argv)
 	enum cmd cmd = C_LIST;
 	int ch, load_rc, rc;
 
-	fds_sane();
-	umask(022);
+	if (owlet_start(OWLET_START_ROOT_TOOL, 022) < 0)
+		err(1, "/dev/null");
 	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		if (ch >= 256) {
 			if (cmd != C_LIST)

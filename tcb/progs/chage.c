@@ -58,24 +58,11 @@ struct req {
 static void
 sanitize(void)
 {
-	int fd;
-
-	/* A closed 0, 1 or 2 would be reused by the next open() and get
-	 * our output or a file's contents; glibc fills them for set-ID
-	 * programs, but not for root running us directly. */
-	for (fd = 0; fd <= 2; fd++)
-		if (fcntl(fd, F_GETFD) < 0 &&
-		    open("/dev/null", O_RDWR | O_NOCTTY) != fd)
-			_exit(E_NOPERM);
-	closefrom(3);
 	/* Nothing from the caller's environment is used: no locale (dates
-	 * and messages are the C locale's), no TZ (dates are UTC days). */
-	clearenv();
-	umask(077);
-	/* A dead reader or a small RLIMIT_FSIZE makes a write fail with an
-	 * error we report, instead of killing us in the middle. */
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGXFSZ, SIG_IGN);
+	 * and messages are the C locale's), no TZ (dates are UTC days);
+	 * fds, umask and signals as common/setid.c says. */
+	if (owlet_start(0, 077) < 0)
+		_exit(E_NOPERM);
 	openlog(PROG, LOG_PID, LOG_AUTH);
 }
 
@@ -83,10 +70,7 @@ sanitize(void)
 static void
 drop_group(void)
 {
-	gid_t g = getgid(), rg, eg, sg;
-
-	if (setresgid(g, g, g) < 0 || getresgid(&rg, &eg, &sg) < 0 ||
-	    rg != g || eg != g || sg != g) {
+	if (owlet_drop_group() < 0) {
 		fprintf(stderr, "%s: failed to drop privileges\n", PROG);
 		_exit(E_NOPERM);
 	}

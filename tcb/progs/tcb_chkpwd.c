@@ -19,11 +19,8 @@
  * through for callers that are not root.  A wrong password is answered
  * only after the delay, while the gate is still held.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <pwd.h>
 #include <shadow.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,34 +32,13 @@
 #include "chkpwd_request.h"
 #include "gate.h"
 
-/* Is FD open in a mode that allows ACC (O_RDONLY or O_WRONLY)? */
-static int
-fd_usable(int fd, int acc)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	return fl >= 0 && ((fl & O_ACCMODE) == acc ||
-	    (fl & O_ACCMODE) == O_RDWR);
-}
-
 static void
 sanitize(void)
 {
-	/* No caller-chosen locale, library path or TZ reaches us. */
-	clearenv();
-	umask(077);
-	/* 0 and 1 carry the protocol.  For a set-gid program the C library
-	 * has already put a write-only /dev/full on a closed 0 and a
-	 * read-only /dev/null on a closed 1 or 2; the access modes catch
-	 * that, and a closed 2 (not set-gid) gets /dev/null so that nothing
-	 * we open later can land on it. */
-	if (!fd_usable(0, O_RDONLY) || !fd_usable(1, O_WRONLY))
+	/* 0 and 1 carry the protocol; no caller-chosen locale, library path
+	 * or TZ reaches us (common/setid.c). */
+	if (owlet_start(OWLET_START_PROTO, 077) < 0)
 		_exit(1);
-	if (fcntl(2, F_GETFD) < 0 &&
-	    open("/dev/null", O_RDWR | O_NOCTTY) != 2)
-		_exit(1);
-	closefrom(3);
-	signal(SIGPIPE, SIG_IGN);
 	openlog("tcb_chkpwd", LOG_PID | LOG_NDELAY, LOG_AUTHPRIV);
 }
 
@@ -70,10 +46,7 @@ sanitize(void)
 static void
 drop_group(void)
 {
-	gid_t g = getgid(), rg, eg, sg;
-
-	if (setresgid(g, g, g) < 0 || getresgid(&rg, &eg, &sg) < 0 ||
-	    rg != g || eg != g || sg != g) {
+	if (owlet_drop_group() < 0) {
 		syslog(LOG_CRIT, "cannot drop group privileges");
 		_exit(1);
 	}
