@@ -1,4 +1,6 @@
 /* One spec entry: names of types, the line format, the canonical order. */
+#include <err.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,21 @@ seal_type_parse(const char *s)
 		if (strcmp(s, type_names[t]) == 0)
 			return (enum seal_type)t;
 	return T_NONE;
+}
+
+void
+seal_entry_warn(const struct seal_entry *e)
+{
+	size_t n = seal_vis_buf(NULL, 0, e->path);
+	char *vis = malloc(n + 1);
+
+	/* the name as in a spec: no byte of it reaches the terminal raw */
+	if (vis)
+		seal_vis_buf(vis, n + 1, e->path);
+	warnx("%s: %s", vis ? vis : "(a name; out of memory)",
+	    e->error == EAGAIN ? "changed while being read" :
+	    strerror(e->error));
+	free(vis);
 }
 
 void

@@ -52,7 +52,11 @@ want = os.environb[b"NAME"]
 paths = [f["path"].encode("utf-8", "surrogateescape") for f in j["files"]]
 sys.exit(0 if want in paths and j["unknown"] == 1 and j["complete"] else 1)' "$T/audit.json"
 ok $? "--json parses (python3 json) and gives the exact name back"
-rm -f "$R/tmp/$name"
+utf=$(printf 'caf\303\251')
+touch "$R/tmp/$utf" && chmod 2755 "$R/tmp/$utf"
+is "$(ctl --audit --json | grep -c "\"path\": \"/tmp/$utf\"")" 1 "--json: a UTF-8 name passes through as is"
+is "$(ctl --audit | grep -c '^/tmp/caf\\xc3\\xa9 2755 root:root UNKNOWN')" 1 "text: as \\xHH (ASCII whatever the terminal)"
+rm -f "$R/tmp/$name" "$R/tmp/$utf"
 
 # --- 3(b): 5,000 set-uid files of a user, planted after an unmanaged
 # set-uid root program, on another tmpfs (as /dev/shm)
