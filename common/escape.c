@@ -31,36 +31,36 @@
 
 #include "owlet.h"
 
-static int
-text_ok(unsigned char c)
+/* The text form of byte C into E (at most 4 bytes); its length. */
+static size_t
+esc_byte(unsigned char c, char *e)
 {
-	return c >= 0x20 && c <= 0x7e && c != '\\';
+	static const char hex[] = "0123456789abcdef";
+
+	if (c >= 0x20 && c <= 0x7e && c != '\\') {
+		e[0] = (char)c;
+		return 1;
+	}
+	if (c == '\\') {
+		e[0] = e[1] = '\\';
+		return 2;
+	}
+	e[0] = '\\';
+	e[1] = 'x';
+	e[2] = hex[c >> 4];
+	e[3] = hex[c & 15];
+	return 4;
 }
 
 size_t
 owlet_esc(char *out, size_t outlen, const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
 	size_t n = 0, end = 0, w;
 	int full = 0;
 	char e[4];
 
 	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (text_ok(c)) {
-			e[0] = (char)c;
-			w = 1;
-		} else if (c == '\\') {
-			e[0] = e[1] = '\\';
-			w = 2;
-		} else {
-			e[0] = '\\';
-			e[1] = 'x';
-			e[2] = hex[c >> 4];
-			e[3] = hex[c & 15];
-			w = 4;
-		}
+		w = esc_byte((unsigned char)*s, e);
 		/* never half an escape: what fits is a prefix of the whole */
 		if (!full && n + w < outlen) {
 			memcpy(out + n, e, w);
@@ -77,16 +77,10 @@ owlet_esc(char *out, size_t outlen, const char *s)
 void
 owlet_esc_put(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	char e[4];
 
-		if (text_ok(c))
-			putc(c, f);
-		else if (c == '\\')
-			fputs("\\\\", f);
-		else
-			fprintf(f, "\\x%02x", c);
-	}
+	for (; *s; s++)
+		fwrite(e, 1, esc_byte((unsigned char)*s, e), f);
 }
 
 /* Length of the well-formed UTF-8 sequence at S (RFC 3629: shortest
