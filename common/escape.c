@@ -77,10 +77,13 @@ owlet_esc(char *out, size_t outlen, const char *s)
 void
 owlet_esc_put(FILE *f, const char *s)
 {
+	size_t w;
 	char e[4];
 
-	for (; *s; s++)
-		fwrite(e, 1, esc_byte((unsigned char)*s, e), f);
+	for (; *s; s++) {
+		w = esc_byte((unsigned char)*s, e);
+		fwrite(e, 1, w, f);
+	}
 }
 
 /* Length of the well-formed UTF-8 sequence at S (RFC 3629: shortest
