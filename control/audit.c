@@ -75,7 +75,8 @@ walk_error(struct walk *w, int errnum, const char *what)
 }
 
 /* Filesystems not to descend into: pseudo (no installed files) and
- * remote (not ours to audit, and may hang). */
+ * remote (not ours to audit, and may hang); 1 skip, 0 walk, -1 error.
+ * Everything else is walked, the tmpfs mounts users write to included. */
 static int
 skip_fs(int fd)
 {
@@ -88,7 +89,7 @@ skip_fs(int fd)
 	size_t i;
 
 	if (fstatfs(fd, &sf) < 0)
-		return 1;
+		return -1;
 	for (i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
 		if ((long)sf.f_type == skip[i])
 			return 1;
@@ -229,7 +230,7 @@ walk_dir(struct walk *w, int dfd, dev_t dev, int depth)
 	struct dirent *e;
 	struct stat st;
 	DIR *d;
-	int cfd;
+	int cfd, skip;
 
 	if (depth > DEPTH_MAX) {
 		walk_error(w, 0, "deeper than " DEPTH_MAX_S " levels; "
@@ -269,8 +270,10 @@ walk_dir(struct walk *w, int dfd, dev_t dev, int depth)
 					walk_error(w, errno, NULL);
 				continue;
 			}
-			if (st.st_dev == dev || !skip_fs(cfd))
+			if (st.st_dev == dev || (skip = skip_fs(cfd)) == 0)
 				walk_dir(w, cfd, st.st_dev, depth + 1);
+			else if (skip < 0)
+				walk_error(w, errno, NULL);
 			close(cfd);
 		}
 	}
