@@ -33,12 +33,9 @@ seal_type_parse(const char *s)
 void
 seal_entry_warn(const struct seal_entry *e)
 {
-	size_t n = seal_vis_buf(NULL, 0, e->path);
-	char *vis = malloc(n + 1);
-
 	/* the name as in a spec: no byte of it reaches the terminal raw */
-	if (vis)
-		seal_vis_buf(vis, n + 1, e->path);
+	char *vis = seal_vis_dup(e->path);
+
 	warnx("%s: %s", vis ? vis : "(a name; out of memory)",
 	    e->error == EAGAIN ? "changed while being read" :
 	    strerror(e->error));

@@ -62,6 +62,8 @@ struct seal_entry {
  * 0x21..0x7e and for \ # * ? [ = and space). */
 void seal_vis(FILE *out, const char *s);
 size_t seal_vis_buf(char *out, size_t outlen, const char *s);
+/* The escaped form in a malloc'ed string (for messages); NULL: no memory. */
+char *seal_vis_dup(const char *s);
 /* Decode in place; -1 on a bad escape. */
 int seal_unvis(char *s);
 

@@ -338,7 +338,11 @@ load_sorted(struct source *s, FILE *fp, const char *name)
 	qsort(s->v, s->n, sizeof(*s->v), entry_cmp);
 	for (i = 1; i < s->n; i++)
 		if (seal_path_cmp(s->v[i - 1].path, s->v[i].path) == 0) {
-			warnx("%s: duplicate entry %s", name, s->v[i].path);
+			char *vis = seal_vis_dup(s->v[i].path);
+
+			warnx("%s: duplicate entry %s", name,
+			    vis ? vis : "(out of memory)");
+			free(vis);
 			return -1;
 		}
 	return 0;

@@ -99,6 +99,10 @@ out=$($SEAL verify -f "$T/spec" -p "$T/c" 2>&1)
 is "$(printf '%s\n' "$out" | LC_ALL=C grep -caP '[\x00-\x09\x0b-\x1f\x7f-\xff]')" 0 \
     "text report: no control byte from a link target"
 like "$out" '^\./lnk: link \(a, x\\x1b\[2J\\x0d\\x0afake\\xff\)$' "the target escaped as \\xHH"
+# a message naming a spec's entry writes it in the spec's escaped form
+mkdir -p "$T/dup" && printf '#mtree\n./x\\033[2Jy type=file\n./a type=file\n./x\\033[2Jy type=file\n' > "$T/dup.spec"
+out=$($SEAL verify -f "$T/dup.spec" -p "$T/dup" 2>&1)
+is "$out" "seal: $T/dup.spec: duplicate entry ./x\\033\\1332Jy" "a duplicate entry is named escaped"
 
 # Interoperability.
 mtree -f "$T/spec" -p "$R" >/dev/null 2>&1 || true
