@@ -366,6 +366,9 @@ seal_verify(const struct seal_args *a, FILE *spec)
 		if (!src.r)
 			err(1, NULL);
 	} else if (load_sorted(&src, spec, a->spec) < 0) {
+		while (src.n)
+			seal_entry_free(&src.v[--src.n]);
+		free(src.v);
 		return 1;
 	}
 	c.src = &src;
