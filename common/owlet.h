@@ -10,6 +10,7 @@
 #define OWLET_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <shadow.h>
 #include <sys/stat.h>
@@ -158,6 +159,19 @@ int owlet_sysgroup_append(struct owlet_replace *r, int fd, int gshadow,
 /* rootpath.c: ROOT followed by PATH, for messages (ROOT "" for /); valid
  * until the next call but one. */
 const char *owlet_root_path(const char *root, const char *path);
+
+/* escape.c: names from the file system (any byte but NUL) for output;
+ * the two rules are described there. */
+/* Text: printable ASCII but '\' as is, '\' doubled, other bytes \xHH.
+ * Into OUT as snprintf: returns the length of the whole escaped text; OUT
+ * holds the longest prefix that fits without cutting an escape.
+ * OWLET_ESC_LEN(n) bytes hold any n-byte string escaped. */
+#define OWLET_ESC_LEN(n)	(4 * (n) + 1)
+size_t owlet_esc(char *out, size_t outlen, const char *s);
+void owlet_esc_put(FILE *f, const char *s);
+/* S as a JSON string (UTF-8 passes, control characters \uXXXX, bytes of
+ * no well-formed UTF-8 sequence \udcXX), or null when S is NULL. */
+void owlet_json_put(FILE *f, const char *s);
 
 /* rmtree.c: remove DIRFD/NAME and everything below it, never following
  * symlinks.  Missing is success. */

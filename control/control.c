@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "ctl.h"
-#include "json.h"
 #include "owlet.h"
 
 enum cmd { C_LIST, C_CHECK, C_AUDIT, C_DUMP, C_RESTORE, C_REAPPLY,
@@ -130,18 +129,18 @@ cmd_list(struct ctl *c)
 			continue;
 		}
 		printf("%s\n  {\"facility\": ", first ? "" : ",");
-		json_str(f->name);
+		owlet_json_put(stdout, f->name);
 		printf(", \"state\": ");
-		json_str(st ? st : "unknown");
+		owlet_json_put(stdout, st ? st : "unknown");
 		printf(", \"default\": ");
-		json_str(f->deflt);
+		owlet_json_put(stdout, f->deflt);
 		printf(", \"configured\": ");
-		json_str(states_get(c, f->name, chosen, sizeof(chosen)) == 1 ?
-		    chosen : NULL);
+		owlet_json_put(stdout, states_get(c, f->name, chosen,
+		    sizeof(chosen)) == 1 ? chosen : NULL);
 		printf(", \"states\": [");
 		for (j = 0; j < f->nstate; j++) {
 			printf("%s", j ? ", " : "");
-			json_str(f->state[j].name);
+			owlet_json_put(stdout, f->state[j].name);
 		}
 		printf("]}");
 		first = 0;
@@ -229,11 +228,11 @@ cmd_check(struct ctl *c, int reapply)
 			continue;
 		}
 		printf("%s\n  {\"facility\": ", first ? "" : ",");
-		json_str(f->name);
+		owlet_json_put(stdout, f->name);
 		printf(", \"configured\": ");
-		json_str(chosen);
+		owlet_json_put(stdout, chosen);
 		printf(", \"found\": ");
-		json_str(st ? st : "unknown");
+		owlet_json_put(stdout, st ? st : "unknown");
 		printf("}");
 		first = 0;
 	}
@@ -259,9 +258,9 @@ cmd_dump(struct ctl *c, int argc, char **argv)
 		rc |= err;
 		if (st && json) {
 			printf("%s\n  ", first ? "" : ",");
-			json_str(f->name);
+			owlet_json_put(stdout, f->name);
 			printf(": ");
-			json_str(st);
+			owlet_json_put(stdout, st);
 			first = 0;
 		} else if (st)
 			printf("%s %s\n", f->name, st);
@@ -383,6 +382,14 @@ main(int argc, char **argv)
 		errx(1, "only root can do this");
 	open_root(&c, root);
 	load_rc = load_facilities(&c);
+	/* Nothing to list, check or set (load_facilities said why): stop
+	 * before a command creates its lock and state under a wrong root.
+	 * An audit still names every privileged file, each unknown. */
+	if (c.nfac == 0 && cmd != C_AUDIT) {
+		free(c.fac);
+		close(c.rootfd);
+		return 1;
+	}
 	switch (cmd) {
 	case C_LIST:
 		rc = argc ? cmd_facility(&c, argc, argv) : cmd_list(&c);

@@ -30,14 +30,21 @@ static const char *const fac_dirs[] = {
 static int
 load_one(struct ctl *c, int dfd, const char *dir, const char *name)
 {
-	char source[FAC_PATH_MAX + NAME_MAX + 2], msg[FAC_PATH_MAX + 256];
+	char source[FAC_PATH_MAX + OWLET_ESC_LEN(NAME_MAX) + 1],
+	    esc[OWLET_ESC_LEN(NAME_MAX)], msg[FAC_PATH_MAX + 256];
 	struct facility f = { 0 };
 	struct stat st;
 	char *data;
 	size_t len;
 	int i;
 
-	snprintf(source, sizeof(source), "%s/%s", ctl_path(c, dir), name);
+	/* a file name may hold any byte: escaped in every message */
+	owlet_esc(esc, sizeof(esc), name);
+	snprintf(source, sizeof(source), "%s/%s", ctl_path(c, dir), esc);
+	if (!facility_name_ok(name)) {
+		warnx("%s: not a facility name; ignored", source);
+		return -1;
+	}
 	if (owlet_read_file(dfd, name, FAC_FILE_MAX, &data, &len, &st) < 0) {
 		if (errno == EINVAL || errno == ELOOP)
 			warnx("%s: not a regular single-link file", source);
@@ -119,6 +126,13 @@ load_facilities(struct ctl *c)
 		}
 		closedir(d);
 		close(dfd);
+	}
+	/* An empty list is never the answer: a mistyped --root, or a
+	 * package missing, must not read as "nothing to check". */
+	if (c->nfac == 0 && rc == 0) {
+		warnx("no facility files in %s or %s", ctl_path(c, fac_dirs[0]),
+		    ctl_path(c, fac_dirs[1]));
+		rc = -1;
 	}
 	qsort(c->fac, (size_t)c->nfac, sizeof(*c->fac), cmp_fac);
 	for (i = 0; i < (size_t)c->nfac; i++) {

@@ -31,8 +31,7 @@ emit(void *arg, struct seal_entry *e, enum walk_event ev)
 		return;
 	}
 	if (e->error) {
-		warnx("%s: %s", e->path, e->error == EAGAIN ?
-		    "changed while being read" : strerror(e->error));
+		seal_entry_warn(e);
 		c->errors++;
 		e->keys &= ~(unsigned)(K_SHA256 | K_CAPS);
 	}

@@ -1,4 +1,6 @@
 /* One spec entry: names of types, the line format, the canonical order. */
+#include <err.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,18 @@ seal_type_parse(const char *s)
 		if (strcmp(s, type_names[t]) == 0)
 			return (enum seal_type)t;
 	return T_NONE;
+}
+
+void
+seal_entry_warn(const struct seal_entry *e)
+{
+	/* the name as in a spec: no byte of it reaches the terminal raw */
+	char *vis = seal_vis_dup(e->path);
+
+	warnx("%s: %s", vis ? vis : "(a name; out of memory)",
+	    e->error == EAGAIN ? "changed while being read" :
+	    strerror(e->error));
+	free(vis);
 }
 
 void

@@ -62,6 +62,8 @@ struct seal_entry {
  * 0x21..0x7e and for \ # * ? [ = and space). */
 void seal_vis(FILE *out, const char *s);
 size_t seal_vis_buf(char *out, size_t outlen, const char *s);
+/* The escaped form in a malloc'ed string (for messages); NULL: no memory. */
+char *seal_vis_dup(const char *s);
 /* Decode in place; -1 on a bad escape. */
 int seal_unvis(char *s);
 
@@ -69,6 +71,8 @@ int seal_unvis(char *s);
 const char *seal_type_name(enum seal_type t);
 enum seal_type seal_type_parse(const char *s);
 void seal_entry_free(struct seal_entry *e);
+/* One line on stderr: E's path (escaped as in a spec) and E->error. */
+void seal_entry_warn(const struct seal_entry *e);
 /* Write E as one spec line (the name is the last path component). */
 void seal_entry_write(FILE *out, const struct seal_entry *e, unsigned keys);
 /* Canonical order of two full paths ("./a/b"). */

@@ -20,6 +20,7 @@
 #include "hashq.h"
 #include "idmap.h"
 #include "specread.h"
+#include "owlet.h"
 
 /* The spec as a stream of entries in canonical order. */
 struct source {
@@ -78,24 +79,6 @@ under(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
-/* JSON string: UTF-8 passes through; other bytes as \u00XX. */
-static void
-json_str(FILE *out, const char *s)
-{
-	putc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			putc(c, out);
-	}
-	putc('"', out);
-}
-
 static void
 report(struct verify_ctx *c, const char *path, const char *kind,
     const char *key, const char *expected, const char *found)
@@ -104,22 +87,27 @@ report(struct verify_ctx *c, const char *path, const char *kind,
 		fputs(c->first ? "\n  {" : ",\n  {", c->out);
 		c->first = 0;
 		fputs("\"path\": ", c->out);
-		json_str(c->out, path);
+		owlet_json_put(c->out, path);
 		fprintf(c->out, ", \"kind\": \"%s\"", kind);
 		if (key) {
 			fprintf(c->out, ", \"keyword\": \"%s\", \"expected\": ",
 			    key);
-			json_str(c->out, expected);
+			owlet_json_put(c->out, expected);
 			fputs(", \"found\": ", c->out);
-			json_str(c->out, found);
+			owlet_json_put(c->out, found);
 		}
 		putc('}', c->out);
 		return;
 	}
 	seal_vis(c->out, path);
-	if (key)
-		fprintf(c->out, ": %s (%s, %s)\n", key, expected, found);
-	else
+	if (key) {
+		/* a link target is any bytes: the text rule of owlet_esc */
+		fprintf(c->out, ": %s (", key);
+		owlet_esc_put(c->out, expected);
+		fputs(", ", c->out);
+		owlet_esc_put(c->out, found);
+		fputs(")\n", c->out);
+	} else
 		fprintf(c->out, ": %s\n", kind);
 }
 
@@ -271,8 +259,7 @@ emit(void *arg, struct seal_entry *t, enum walk_event ev)
 	if (c->skip && under(t->path, c->skip))
 		return;
 	if (t->error) {
-		warnx("%s: %s", t->path, t->error == EAGAIN ?
-		    "changed while being read" : strerror(t->error));
+		seal_entry_warn(t);
 		c->errors++;
 	}
 	for (;;) {
@@ -351,7 +338,11 @@ load_sorted(struct source *s, FILE *fp, const char *name)
 	qsort(s->v, s->n, sizeof(*s->v), entry_cmp);
 	for (i = 1; i < s->n; i++)
 		if (seal_path_cmp(s->v[i - 1].path, s->v[i].path) == 0) {
-			warnx("%s: duplicate entry %s", name, s->v[i].path);
+			char *vis = seal_vis_dup(s->v[i].path);
+
+			warnx("%s: duplicate entry %s", name,
+			    vis ? vis : "(out of memory)");
+			free(vis);
 			return -1;
 		}
 	return 0;
@@ -375,6 +366,9 @@ seal_verify(const struct seal_args *a, FILE *spec)
 		if (!src.r)
 			err(1, NULL);
 	} else if (load_sorted(&src, spec, a->spec) < 0) {
+		while (src.n)
+			seal_entry_free(&src.v[--src.n]);
+		free(src.v);
 		return 1;
 	}
 	c.src = &src;

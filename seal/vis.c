@@ -7,6 +7,7 @@
  * backslash is an error, never guessed at.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "seal.h"
@@ -38,6 +39,17 @@ seal_vis_buf(char *out, size_t outlen, const char *s)
 	if (outlen)
 		out[n < outlen ? n : outlen - 1] = '\0';
 	return n;
+}
+
+char *
+seal_vis_dup(const char *s)
+{
+	size_t n = seal_vis_buf(NULL, 0, s);
+	char *vis = malloc(n + 1);
+
+	if (vis)
+		seal_vis_buf(vis, n + 1, s);
+	return vis;
 }
 
 void

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <err.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,6 +89,7 @@ check_tcb_user(struct setup *s, int tfd, const struct user *u, int *n)
 static void
 check_tcb(struct setup *s, struct user *u, size_t nu, int *n)
 {
+	char esc[OWLET_ESC_LEN(NAME_MAX)];
 	struct dirent *e;
 	struct user key;
 	size_t i;
@@ -105,15 +107,17 @@ check_tcb(struct setup *s, struct user *u, size_t nu, int *n)
 		while ((e = readdir(d))) {
 			if (e->d_name[0] == '.')
 				continue;
+			/* any byte but '/' and NUL: escaped before printing */
+			owlet_esc(esc, sizeof(esc), e->d_name);
 			if (strlen(e->d_name) >= sizeof(key.name)) {
 				problem(n, "%s/tcb/%s: name too long for a user",
-				    setup_path(s, "/etc"), e->d_name);
+				    setup_path(s, "/etc"), esc);
 				continue;
 			}
 			memcpy(key.name, e->d_name, strlen(e->d_name) + 1);
 			if (!bsearch(&key, u, nu, sizeof(*u), by_name))
 				problem(n, "%s/tcb/%s: no such user in passwd",
-				    setup_path(s, "/etc"), e->d_name);
+				    setup_path(s, "/etc"), esc);
 		}
 		closedir(d);
 	}

@@ -10,6 +10,9 @@
  *                             line, then "eof" or "err LINENO ERRNAME"
  *   unitprobe cat FILE        the lines read, each followed by '\n' (to
  *                             compare with the file); errors on stderr
+ *   unitprobe esc S LEN       owlet_esc(S) into a LEN-byte buffer:
+ *                             "RETURNED:BUFFER"
+ *   unitprobe json S...       owlet_json_put of each S, one per line
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -108,6 +111,29 @@ main(int argc, char **argv)
 		return lines(argv[2], 0);
 	if (argc == 3 && !strcmp(argv[1], "cat"))
 		return lines(argv[2], 1);
-	fprintf(stderr, "usage: unitprobe check|parse|name|namen|lines ...\n");
+	if (argc == 4 && !strcmp(argv[1], "esc")) {
+		size_t len = strtoul(argv[3], NULL, 10), n;
+		char *buf = malloc(len + 1);
+
+		if (!buf)
+			return 2;
+		memset(buf, '#', len + 1);
+		n = owlet_esc(buf, len, argv[2]);
+		if (buf[len] != '#') {
+			printf("overflow\n");
+			return 1;
+		}
+		printf("%zu:%s\n", n, len ? buf : "");
+		free(buf);
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "json")) {
+		for (i = 2; i < argc; i++) {
+			owlet_json_put(stdout, argv[i]);
+			putchar('\n');
+		}
+		return 0;
+	}
+	fprintf(stderr, "usage: unitprobe check|parse|name|namen|lines|esc|json ...\n");
 	return 2;
 }

@@ -73,6 +73,37 @@ fi
 out=$($SEAL verify --json -f "$T/spec" -p "$T/c" 2>&1)
 like "$out" '"extra": 0' "--json report parses as a summary"
 
+# One JSON string rule (common/escape.c): well-formed UTF-8 passes as is,
+# control characters are \u escapes, a byte of no UTF-8 sequence is the
+# lone surrogate \udcXX (Python's surrogateescape gives the bytes back).
+J=$T/j; rm -rf "$J"; mkdir "$J"
+$SEAL create -p "$J" > "$T/jspec"
+(cd "$J" && touch "$(printf 'utf\303\251')" "$(printf 'bad\377x\300\257')" \
+    "$(printf 'ctl\001\033[2J\r\nend\302\233')")
+$SEAL verify --json -f "$T/jspec" -p "$J" > "$T/j.json"
+is "$?" 2 "verify --json on a tree with odd names: exit 2"
+is "$(grep -c "$(printf 'utf\303\251')" "$T/j.json")" 1 "a UTF-8 name passes through unescaped"
+is "$(LC_ALL=C grep -caP '[\x00-\x09\x0b-\x1f\x7f]' "$T/j.json")" 0 "no raw control byte"
+python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+got = sorted(d["path"].encode("utf-8", "surrogateescape") for d in j["differences"])
+want = sorted([b"./utf\xc3\xa9", b"./bad\xffx\xc0\xaf", b"./ctl\x01\x1b[2J\r\nend\xc2\x9b"])
+sys.exit(0 if got == want else 1)' "$T/j.json"
+ok $? "the report parses (python3 json) and gives every name back byte for byte"
+like "$(cat "$T/j.json")" 'ctl\\u0001\\u001b\[2J\\u000d\\u000aend\\u009b' "control characters (C0 and C1) as \\u escapes"
+like "$(cat "$T/j.json")" 'bad\\udcffx\\udcc0\\udcaf' "invalid bytes (and an overlong form) as \\udcXX"
+# text: a link target is any bytes, never written raw
+rm -rf "$T/c"; cp -a "$R" "$T/c"; ln -sfn "$(printf 'x\033[2J\r\nfake\377')" "$T/c/lnk"
+out=$($SEAL verify -f "$T/spec" -p "$T/c" 2>&1)
+is "$(printf '%s\n' "$out" | LC_ALL=C grep -caP '[\x00-\x09\x0b-\x1f\x7f-\xff]')" 0 \
+    "text report: no control byte from a link target"
+like "$out" '^\./lnk: link \(a, x\\x1b\[2J\\x0d\\x0afake\\xff\)$' "the target escaped as \\xHH"
+# a message naming a spec's entry writes it in the spec's escaped form
+mkdir -p "$T/dup" && printf '#mtree\n./x\\033[2Jy type=file\n./a type=file\n./x\\033[2Jy type=file\n' > "$T/dup.spec"
+out=$($SEAL verify -f "$T/dup.spec" -p "$T/dup" 2>&1)
+is "$out" "seal: $T/dup.spec: duplicate entry ./x\\033\\1332Jy" "a duplicate entry is named escaped"
+
 # Interoperability.
 mtree -f "$T/spec" -p "$R" >/dev/null 2>&1 || true
 $SEAL create --portable -p "$R" > "$T/portable"

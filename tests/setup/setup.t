@@ -88,5 +88,19 @@ chown 4242 "$R/etc/tcb/daemon"
 out=$(S check); rc=$?
 like "$out" "tcb/daemon: directory not owned by the user" \
     "names a tcb directory of another owner (a deleted account's)"
+rmdir "$R/etc/tcb/ghost"
+
+# --- /etc/tcb entry names reach root's terminal escaped (issue 15)
+name=$(printf 'gh\033[2J\rost\nfake: 0 problems\xff\\')
+long=$(printf 'x\033]0;%040d\a' 0)
+mkdir "$R/etc/tcb/$name" "$R/etc/tcb/$long"
+out=$(S check); rc=$?
+is "$rc" 1 "check exits 1 on entries without a user"
+is "$(printf '%s\n' "$out" | LC_ALL=C grep -caP '[\x00-\x09\x0b-\x1f\x7f-\xff]')" 0 \
+    "no control byte and no byte >= 0x7f in the output"
+like "$out" '/tcb/gh\\x1b\[2J\\x0dost\\x0afake: 0 problems\\xff\\\\: no such user in passwd$' \
+    "an entry's name is escaped (\\xHH, backslash doubled)"
+like "$out" '/tcb/x\\x1b\]0;0{40}\\x07: name too long for a user$' "so is a name too long for a user"
+unlike "$out" '^fake' "no forged line"
 
 done_testing
