@@ -77,7 +77,12 @@ tool_groups_plan(struct tool *t, struct tool_groups *g)
 	rc = owlet_sysgid_scan(fd, &gids, &lineno);
 	close(fd);
 	if (rc < 0) {
-		warn("%s:%lu", tool_path(t, "group"), lineno);
+		if (errno == EINVAL)
+			warnx("%s:%lu: malformed line (a GID that is not a "
+			    "decimal number up to %u, or a NUL byte)",
+			    tool_path(t, "group"), lineno, OWLET_ID_MAX);
+		else
+			warn("%s:%lu", tool_path(t, "group"), lineno);
 		return -1;
 	}
 	if (find_group(t, "shadow", &g->shadow, &g->add_shadow) < 0 ||
