@@ -5,6 +5,7 @@
  */
 #include <err.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "seal.h"
@@ -38,10 +39,10 @@ emit(void *arg, struct seal_entry *e, enum walk_event ev)
 	}
 	if (c->keys & K_UNAME)
 		snprintf(e->uname, sizeof(e->uname), "%s",
-		    seal_idmap_name(c->users, e->uid));
+		    seal_idmap_need(c->users, e->uid));
 	if (c->keys & K_GNAME)
 		snprintf(e->gname, sizeof(e->gname), "%s",
-		    seal_idmap_name(c->groups, e->gid));
+		    seal_idmap_need(c->groups, e->gid));
 	seal_entry_write(c->out, e, c->keys);
 	if (e->type == T_DIR) {
 		if (e->error && c->depth > 0)
@@ -70,9 +71,11 @@ seal_create(const struct seal_args *a)
 
 	c.out = a->out;
 	c.users = seal_idmap_new(a->root, 0);
-	c.groups = seal_idmap_new(a->root, 1);
+	c.groups = c.users ? seal_idmap_new(a->root, 1) : NULL;
+	if (!c.groups)
+		exit(1);	/* seal_idmap_new said why */
 	q = hashq_new(a->threads, a->keys, emit, &c);
-	if (!c.users || !c.groups || !q)
+	if (!q)
 		err(1, "out of memory");
 	w.ctx = q;
 	fputs("#mtree\n", c.out);
