@@ -189,6 +189,20 @@ struct owlet_sysgroup {
 int owlet_sysgroup_append(struct owlet_replace *r, int fd, int gshadow,
     const struct owlet_sysgroup *g, size_t ng);
 
+/* tcblayout.c: owners and modes of tcb(5) entries.  /etc/tcb itself is
+ * root:shadow OWLET_TCB_DIR_MODE. */
+#define OWLET_TCB_DIR_MODE	0710
+struct owlet_tcb_layout {
+	int auth;		/* TCB_AUTH_GROUP yes in login.defs */
+	const char *group;	/* of USER dirs and files: "auth" or "shadow" */
+	mode_t dirmode;		/* /etc/tcb/USER: 02710 or 02700 */
+	mode_t filemode;	/* /etc/tcb/USER/shadow: 0640 or 0600 */
+};
+/* The layout ETC/login.defs asks for: 0, or -1 as owlet_logindefs_bool
+ * (EINVAL: a bad TCB_AUTH_GROUP value at *LINENO). */
+int owlet_tcb_layout(int etcfd, struct owlet_tcb_layout *l,
+    unsigned long *lineno);
+
 /* rootpath.c: ROOT followed by PATH, for messages (ROOT "" for /); valid
  * until the next call but one. */
 const char *owlet_root_path(const char *root, const char *path);

@@ -151,40 +151,29 @@ static int
 db_lookup(struct ctl *c, const char *file, int by_id, const char *name,
     unsigned int *id, char *namebuf, size_t namelen)
 {
-	struct owlet_lines *lr;
-	char *line, *f[4];
-	size_t len;
-	unsigned int v;
-	int fd, etcfd, rc, found = 0;
+	struct owlet_dbent e;
+	struct owlet_db *db;
+	int etcfd, rc, err;
 
 	etcfd = owlet_open_dir(c->rootfd, "etc");
 	if (etcfd < 0)
 		return -1;
-	fd = openat(etcfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	db = owlet_db_open(etcfd, file);
+	err = errno;
 	close(etcfd);
-	if (fd < 0)
-		return -1;
-	lr = malloc(sizeof(*lr));
-	if (!lr) {
-		close(fd);
+	if (!db) {
+		errno = err;
 		return -1;
 	}
-	owlet_lines_init(lr, fd);
-	while ((rc = owlet_lines_next(lr, &line, &len)) > 0) {
-		if (owlet_split(line, f, 4) < 4 || owlet_parse_id(f[2], &v) < 0)
-			continue;
-		if (by_id ? v != *id : strcmp(f[0], name) != 0)
-			continue;
-		if (by_id)
-			snprintf(namebuf, namelen, "%s", f[0]);
-		else
-			*id = v;
-		found = 1;
-		break;
-	}
-	free(lr);
-	close(fd);
-	return found ? 1 : rc < 0 ? -1 : 0;
+	rc = owlet_db_find(db, by_id ? NULL : name, by_id ? *id : 0, &e);
+	err = errno;
+	if (rc == 1 && by_id)
+		snprintf(namebuf, namelen, "%s", e.f[0]);
+	else if (rc == 1)
+		*id = e.id;
+	owlet_db_close(db);
+	errno = err;
+	return rc;
 }
 
 static int
