@@ -174,6 +174,8 @@ struct owlet_sysgids {
  * owlet_lines_next; EINVAL also for a GID field that is not an id in
  * 0..OWLET_ID_MAX); *LINENO is the last line read. */
 int owlet_sysgid_scan(int fd, struct owlet_sysgids *s, unsigned long *lineno);
+/* What owlet_sysgid_scan's errno ERR means, for a "FILE:LINE: " message. */
+const char *owlet_sysgid_strerror(int err);
 /* The highest unused GID in OWLET_SYS_GID_MIN..MAX into *GID, then marked
  * used.  0, or -1 with errno ENOSPC. */
 int owlet_sysgid_pick(struct owlet_sysgids *s, gid_t *gid);

@@ -49,6 +49,20 @@ owlet_sysgid_scan(int fd, struct owlet_sysgids *s, unsigned long *lineno)
 	return rc;
 }
 
+const char *
+owlet_sysgid_strerror(int err)
+{
+	switch (err) {
+	case EINVAL:
+		return "malformed line (a GID that is not a decimal number "
+		    "up to 4294967294, or a NUL byte)";
+	case E2BIG:
+		return "line too long";
+	default:
+		return strerror(err);
+	}
+}
+
 int
 owlet_sysgid_pick(struct owlet_sysgids *s, gid_t *gid)
 {

@@ -75,12 +75,8 @@ group_apply(struct ctl *c, const struct act *a)
 		goto out;
 	}
 	if (owlet_sysgid_scan(gfd, &gids, &lineno) < 0) {
-		if (errno == EINVAL)
-			warnx("%s:%lu: malformed line (a GID that is not a "
-			    "decimal number up to %u, or a NUL byte)",
-			    ctl_path(c, "/etc/group"), lineno, OWLET_ID_MAX);
-		else
-			warn("%s:%lu", ctl_path(c, "/etc/group"), lineno);
+		warnx("%s:%lu: %s", ctl_path(c, "/etc/group"), lineno,
+		    owlet_sysgid_strerror(errno));
 		goto out;
 	}
 	/* No gshadow is a system without one; any other failure stops us
