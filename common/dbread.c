@@ -77,6 +77,19 @@ owlet_db_next(struct owlet_db *db, struct owlet_dbent *e)
 	return 1;
 }
 
+const char *
+owlet_db_strerror(int err)
+{
+	switch (err) {
+	case E2BIG:
+		return "line too long";
+	case EINVAL:
+		return "NUL byte in the line";
+	default:
+		return strerror(err);
+	}
+}
+
 void
 owlet_db_close(struct owlet_db *db)
 {

@@ -152,6 +152,9 @@ struct owlet_db *owlet_db_open(int etcfd, const char *file);
  * from read(2); owlet_db_lineno names the line. */
 int owlet_db_next(struct owlet_db *db, struct owlet_dbent *e);
 unsigned long owlet_db_lineno(const struct owlet_db *db);
+/* What owlet_db_next's (or owlet_lines_next's) errno ERR means, for a
+ * "FILE:LINE: " message. */
+const char *owlet_db_strerror(int err);
 /* The next well-formed (E->ok) entry named NAME or, NAME NULL, with id ID,
  * as getpwnam/getpwuid take the first: 1 found, 0 not, -1 as
  * owlet_db_next. */

@@ -56,10 +56,8 @@ owlet_sysgid_strerror(int err)
 	case EINVAL:
 		return "malformed line (a GID that is not a decimal number "
 		    "up to 4294967294, or a NUL byte)";
-	case E2BIG:
-		return "line too long";
 	default:
-		return strerror(err);
+		return owlet_db_strerror(err);
 	}
 }
 

@@ -100,11 +100,8 @@ load_tree(struct idmap *m, const char *root, const char *file)
 			return -1;
 		}
 	if (rc < 0) {
-		if (errno == E2BIG)
-			warnx("%s/%s:%lu: line too long", path, file,
-			    owlet_db_lineno(db));
-		else
-			warn("%s/%s:%lu", path, file, owlet_db_lineno(db));
+		warnx("%s/%s:%lu: %s", path, file, owlet_db_lineno(db),
+		    owlet_db_strerror(errno));
 		owlet_db_close(db);
 		return -1;
 	}

@@ -118,8 +118,7 @@ etc_passwd_each(struct setup *s, int (*fn)(void *, unsigned long, char **,
 			break;
 	if (rc < 0)	/* fn returns 0 or 1 */
 		warnx("%s:%lu: %s", setup_path(s, "/etc/passwd"),
-		    owlet_db_lineno(db), errno == E2BIG ? "line too long" :
-		    errno == EINVAL ? "NUL byte" : strerror(errno));
+		    owlet_db_lineno(db), owlet_db_strerror(errno));
 	owlet_db_close(db);
 	return rc;
 }
