@@ -106,6 +106,8 @@ load_tree(struct idmap *m, const char *root, const char *file)
 		return -1;
 	}
 	owlet_db_close(db);
+	if (m->n == 0)
+		return 0;	/* qsort on a NULL base is undefined */
 	/* the first line naming an id wins, as in getpwuid: known = line */
 	for (size_t i = 0; i < m->n; i++)
 		m->v[i].known = (int)(i + 1);
