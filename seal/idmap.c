@@ -203,11 +203,13 @@ seal_idmap_free(struct idmap *m)
 }
 
 const char *
-seal_idmap_need(struct idmap *m, unsigned id)
+seal_idmap_need(struct idmap *m, unsigned id, int *failed)
 {
 	const char *s = seal_idmap_name(m, id);
 
-	if (!s)
-		err(1, "%s %u: name lookup", m->group ? "gid" : "uid", id);
-	return s;
+	if (s)
+		return s;
+	warn("name of %s %u", m->group ? "gid" : "uid", id);
+	*failed = 1;
+	return "";
 }

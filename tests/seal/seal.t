@@ -127,6 +127,8 @@ out=$($SEAL create -p "$T/evil" 2>&1); rc=$?
 is "$rc" 1 "a passwd line over 8 KiB: exit 1"
 like "$out" "evil/etc/passwd:1: line too long" "a passwd line over 8 KiB: message names file:line"
 unlike "$out" "uname=evil" "uid 0 is never named evil"
+$SEAL create -p "$T/evil" -o "$T/evil.spec" 2>/dev/null
+t "-o: no spec and no temp file left" test ! -e "$T/evil.spec" -a ! -e "$T/evil.spec.tmp"
 $SEAL verify -f /dev/null -p "$T/evil" >/dev/null 2>&1
 is "$?" 1 "verify refuses the tree's passwd too"
 # a group line too long, the same
