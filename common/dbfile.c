@@ -22,16 +22,9 @@ owlet_split(char *line, char **field, int nf)
 int
 owlet_parse_id(const char *s, unsigned int *id)
 {
-	unsigned long v = 0;
+	uint64_t v;
 
-	if (*s == '\0' || strlen(s) > 10)
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -1;
-		v = v * 10 + (unsigned long)(*s - '0');
-	}
-	if (v >= 0xffffffffUL)	/* (uid_t)-1 is "no id" */
+	if (owlet_num(s, 0, OWLET_ID_MAX, 0, &v) < 0)
 		return -1;
 	*id = (unsigned int)v;
 	return 0;

@@ -1,32 +1,22 @@
 #include <errno.h>
-#include <fcntl.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "owlet.h"
 
 int
 owlet_group_gid(int etcfd, const char *group, gid_t *gid)
 {
-	struct owlet_lines lr;
-	char *line, *f[4];
-	size_t len;
-	int fd, rc;
+	struct owlet_dbent e;
+	struct owlet_db *db;
+	int rc, err;
 
-	fd = openat(etcfd, "group", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
+	db = owlet_db_open(etcfd, "group");
+	if (!db)
 		return -1;
-	owlet_lines_init(&lr, fd);
-	while ((rc = owlet_lines_next(&lr, &line, &len)) > 0) {
-		if (owlet_split(line, f, 4) != 4 || strcmp(f[0], group) != 0)
-			continue;
-		unsigned int v;
-		if (owlet_parse_id(f[2], &v) < 0)
-			continue;
-		*gid = v;
-		close(fd);
-		return 1;
-	}
-	close(fd);
-	return rc < 0 ? -1 : 0;
+	rc = owlet_db_find(db, group, 0, &e);
+	err = errno;
+	if (rc == 1)
+		*gid = e.id;
+	owlet_db_close(db);
+	errno = err;
+	return rc;
 }

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <shadow.h>
 #include <sys/stat.h>
@@ -118,6 +119,22 @@ int owlet_logindefs_get(int etcfd, const char *key, char *val, size_t vlen,
  * value or unreadable file (errno EINVAL, *lineno set). */
 int owlet_logindefs_bool(int etcfd, const char *key, unsigned long *lineno);
 
+/* number.c: S[0..LEN) as an unsigned number: one or more digits of the
+ * base and nothing else (no sign, space, "0x", or trailing text), value in
+ * MIN..MAX.  0, or -1 with errno EINVAL (not a number) or ERANGE (a number
+ * out of MIN..MAX, however many digits).  *V is set only on success. */
+#define OWLET_NUM_OCTAL		1	/* base 8 (modes); else decimal */
+#define OWLET_NUM_NOZERO	2	/* refuse a leading zero ("007"), as
+					 * formats that read it as octal or
+					 * that must have one spelling do;
+					 * "0" itself is fine */
+int owlet_num_n(const char *s, size_t len, uint64_t min, uint64_t max,
+    int flags, uint64_t *v);
+/* The same for the NUL-terminated S. */
+int owlet_num(const char *s, uint64_t min, uint64_t max, int flags,
+    uint64_t *v);
+#define OWLET_ID_MAX		0xfffffffeU	/* (uid_t)-1 means "no id" */
+
 /* dbfile.c: split a colon-separated passwd/group line into at most NF fields;
  * returns the number of fields found. */
 int owlet_split(char *line, char **field, int nf);
@@ -126,6 +143,38 @@ int owlet_split(char *line, char **field, int nf);
 int owlet_passwd_parse(char *line, char **name, char **pw, uid_t *uid);
 /* Decimal id (uid/gid) in [0, 2^32-2]; 0 or -1. */
 int owlet_parse_id(const char *s, unsigned int *id);
+
+/* dbread.c: passwd(5) and group(5) entries, each line read whole by
+ * owlet_lines_* (never split), fields as owlet_split, ids as
+ * owlet_parse_id. */
+#define OWLET_PW_NF		7
+#define OWLET_GR_NF		4
+struct owlet_dbent {
+	unsigned long lineno;
+	char *f[OWLET_PW_NF];	/* fields, NUL-terminated in the reader */
+	int nf;			/* as owlet_split: NF + 1 if more fields */
+	int id_ok;		/* f[2] is an id, in ID */
+	int ok;			/* the file's field count, the id (and a
+				 * passwd entry's gid) valid */
+	unsigned int id;	/* uid or gid */
+};
+struct owlet_db;
+/* Open ETCFD/FILE ("passwd", "group"; O_NOFOLLOW).  NULL with errno. */
+struct owlet_db *owlet_db_open(int etcfd, const char *file);
+/* The next line into *E (valid until the next call): 1, 0 at the end,
+ * -1 with errno E2BIG (a line over OWLET_LINE_MAX), EINVAL (a NUL byte) or
+ * from read(2); owlet_db_lineno names the line. */
+int owlet_db_next(struct owlet_db *db, struct owlet_dbent *e);
+unsigned long owlet_db_lineno(const struct owlet_db *db);
+/* What owlet_db_next's (or owlet_lines_next's) errno ERR means, for a
+ * "FILE:LINE: " message. */
+const char *owlet_db_strerror(int err);
+/* The next well-formed (E->ok) entry named NAME or, NAME NULL, with id ID,
+ * as getpwnam/getpwuid take the first: 1 found, 0 not, -1 as
+ * owlet_db_next. */
+int owlet_db_find(struct owlet_db *db, const char *name, unsigned int id,
+    struct owlet_dbent *e);
+void owlet_db_close(struct owlet_db *db);
 
 /* group.c: look up a group's gid in ETC/group; 1 found, 0 not, -1 error. */
 int owlet_group_gid(int etcfd, const char *group, gid_t *gid);
@@ -139,8 +188,11 @@ struct owlet_sysgids {
 };
 /* Note the GIDs up to OWLET_SYS_GID_MAX that the group(5) file on FD (read
  * from its current offset) uses.  0, or -1 with errno (as
- * owlet_lines_next); *LINENO is the last line read. */
+ * owlet_lines_next; EINVAL also for a GID field that is not an id in
+ * 0..OWLET_ID_MAX); *LINENO is the last line read. */
 int owlet_sysgid_scan(int fd, struct owlet_sysgids *s, unsigned long *lineno);
+/* What owlet_sysgid_scan's errno ERR means, for a "FILE:LINE: " message. */
+const char *owlet_sysgid_strerror(int err);
 /* The highest unused GID in OWLET_SYS_GID_MIN..MAX into *GID, then marked
  * used.  0, or -1 with errno ENOSPC. */
 int owlet_sysgid_pick(struct owlet_sysgids *s, gid_t *gid);
@@ -155,6 +207,20 @@ struct owlet_sysgroup {
  * owlet_replace_commit; on -1 R is aborted (the old file stays). */
 int owlet_sysgroup_append(struct owlet_replace *r, int fd, int gshadow,
     const struct owlet_sysgroup *g, size_t ng);
+
+/* tcblayout.c: owners and modes of tcb(5) entries.  /etc/tcb itself is
+ * root:shadow OWLET_TCB_DIR_MODE. */
+#define OWLET_TCB_DIR_MODE	0710
+struct owlet_tcb_layout {
+	int auth;		/* TCB_AUTH_GROUP yes in login.defs */
+	const char *group;	/* of USER dirs and files: "auth" or "shadow" */
+	mode_t dirmode;		/* /etc/tcb/USER: 02710 or 02700 */
+	mode_t filemode;	/* /etc/tcb/USER/shadow: 0640 or 0600 */
+};
+/* The layout ETC/login.defs asks for: 0, or -1 as owlet_logindefs_bool
+ * (EINVAL: a bad TCB_AUTH_GROUP value at *LINENO). */
+int owlet_tcb_layout(int etcfd, struct owlet_tcb_layout *l,
+    unsigned long *lineno);
 
 /* rootpath.c: ROOT followed by PATH, for messages (ROOT "" for /); valid
  * until the next call but one. */

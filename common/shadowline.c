@@ -15,23 +15,14 @@
 static int
 parse_num(const char *s, size_t len, long *out)
 {
-	unsigned long v = 0;
-	size_t i;
+	uint64_t v;
 
 	if (len == 0) {
 		*out = -1;
 		return 0;
 	}
-	for (i = 0; i + 1 < len && s[i] == '0'; i++)
-		;	/* leading zeros, as strtol takes them */
-	if (len - i > 10)
-		return -1;
-	for (; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (unsigned long)(s[i] - '0');
-	}
-	if (v > INT_MAX)
+	/* leading zeros are fine, as strtol takes them */
+	if (owlet_num_n(s, len, 0, INT_MAX, 0, &v) < 0)
 		return -1;
 	*out = (long)v;
 	return 0;

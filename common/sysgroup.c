@@ -6,9 +6,12 @@
  * nobody changes the files between the GID choice and the replacement.
  *
  * A GID counts as used if any line could be read as claiming it: a reused
- * GID silently hands an existing group's files to the new group, so the
- * scan errs towards "used" (a line without the member field, junk after
- * the number), while a line too long or holding a NUL byte stops it.
+ * GID silently hands an existing group's files to the new group.  A line
+ * without the member field counts.  A GID field that is not one plain
+ * decimal id stops the scan as an error naming the line (EINVAL), as a
+ * line too long or holding a NUL byte does (owlet_lines_next): glibc reads
+ * "4294967338" (or " 42", "+42") as GID 42 and skips "42abc", and rather
+ * than copy those rules the chooser refuses to guess.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,23 +25,40 @@ int
 owlet_sysgid_scan(int fd, struct owlet_sysgids *s, unsigned long *lineno)
 {
 	struct owlet_lines lr;
-	char *line, *c;
+	char *line, *f[OWLET_GR_NF];
 	size_t len;
-	unsigned long v;
+	unsigned int v;
 	int rc;
 
 	memset(s->used, 0, sizeof(s->used));
 	owlet_lines_init(&lr, fd);
 	while ((rc = owlet_lines_next(&lr, &line, &len)) > 0) {
-		/* NAME:PASSWORD:GID[:MEMBERS] */
-		if (!(c = strchr(line, ':')) || !(c = strchr(c + 1, ':')))
+		/* NAME:PASSWORD:GID[:MEMBERS]; glibc skips a line with no or
+		 * an empty GID field, so it claims nothing */
+		if (owlet_split(line, f, OWLET_GR_NF) < 3 || f[2][0] == '\0')
 			continue;
-		v = strtoul(c + 1, NULL, 10);
+		if (owlet_parse_id(f[2], &v) < 0) {
+			rc = -1;
+			errno = EINVAL;
+			break;
+		}
 		if (v <= OWLET_SYS_GID_MAX)
 			s->used[v] = 1;
 	}
 	*lineno = lr.lineno;
 	return rc;
+}
+
+const char *
+owlet_sysgid_strerror(int err)
+{
+	switch (err) {
+	case EINVAL:
+		return "malformed line (a GID that is not a decimal number "
+		    "up to 4294967294, or a NUL byte)";
+	default:
+		return owlet_db_strerror(err);
+	}
 }
 
 int

@@ -29,6 +29,6 @@ install-control: $(CONTROL)
 
 # libFuzzer target for the facility file parser.
 FUZZ_TARGETS += facility
-FUZZ_SRC_facility := control/parse.c common/names.c
+FUZZ_SRC_facility := control/parse.c common/names.c common/number.c
 FUZZ_CPPFLAGS_facility := -Icontrol
 FUZZ_LIBS_facility := -lcap

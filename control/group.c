@@ -75,7 +75,8 @@ group_apply(struct ctl *c, const struct act *a)
 		goto out;
 	}
 	if (owlet_sysgid_scan(gfd, &gids, &lineno) < 0) {
-		warn("%s:%lu", ctl_path(c, "/etc/group"), lineno);
+		warnx("%s:%lu: %s", ctl_path(c, "/etc/group"), lineno,
+		    owlet_sysgid_strerror(errno));
 		goto out;
 	}
 	/* No gshadow is a system without one; any other failure stops us

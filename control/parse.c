@@ -156,17 +156,9 @@ expansions_ok(const char *s)
 static int
 parse_mode(const char *s, mode_t *mode)
 {
-	unsigned long v = 0;
-	size_t i, n = strlen(s);
+	uint64_t v;
 
-	if (n == 0 || n > 5)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '7')
-			return -1;
-		v = v * 8 + (unsigned long)(s[i] - '0');
-	}
-	if (v > 07777)
+	if (owlet_num(s, 0, 07777, OWLET_NUM_OCTAL, &v) < 0)
 		return -1;
 	*mode = (mode_t)v;
 	return 0;

@@ -145,59 +145,55 @@ ctl_mkdirs(struct ctl *c, const char *rel, mode_t mode)
 
 /*
  * Find NAME (by=0) or ID (by=1) in ROOT/etc/FILE (passwd or group, id in
- * field 3).  1 found, 0 not, -1 error.
+ * field 3).  1 found, 0 not, -1 error (*LINENO: the line read last, 0 if
+ * the file could not be opened).
  */
 static int
 db_lookup(struct ctl *c, const char *file, int by_id, const char *name,
-    unsigned int *id, char *namebuf, size_t namelen)
+    unsigned int *id, char *namebuf, size_t namelen, unsigned long *lineno)
 {
-	struct owlet_lines *lr;
-	char *line, *f[4];
-	size_t len;
-	unsigned int v;
-	int fd, etcfd, rc, found = 0;
+	struct owlet_dbent e;
+	struct owlet_db *db;
+	int etcfd, rc, err;
 
+	*lineno = 0;
 	etcfd = owlet_open_dir(c->rootfd, "etc");
 	if (etcfd < 0)
 		return -1;
-	fd = openat(etcfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	db = owlet_db_open(etcfd, file);
+	err = errno;
 	close(etcfd);
-	if (fd < 0)
-		return -1;
-	lr = malloc(sizeof(*lr));
-	if (!lr) {
-		close(fd);
+	if (!db) {
+		errno = err;
 		return -1;
 	}
-	owlet_lines_init(lr, fd);
-	while ((rc = owlet_lines_next(lr, &line, &len)) > 0) {
-		if (owlet_split(line, f, 4) < 4 || owlet_parse_id(f[2], &v) < 0)
-			continue;
-		if (by_id ? v != *id : strcmp(f[0], name) != 0)
-			continue;
-		if (by_id)
-			snprintf(namebuf, namelen, "%s", f[0]);
-		else
-			*id = v;
-		found = 1;
-		break;
-	}
-	free(lr);
-	close(fd);
-	return found ? 1 : rc < 0 ? -1 : 0;
+	rc = owlet_db_find(db, by_id ? NULL : name, by_id ? *id : 0, &e);
+	err = errno;
+	if (rc == 1 && by_id)
+		snprintf(namebuf, namelen, "%s", e.f[0]);
+	else if (rc == 1)
+		*id = e.id;
+	*lineno = owlet_db_lineno(db);
+	owlet_db_close(db);
+	errno = err;
+	return rc;
 }
 
 static int
 lookup_id(struct ctl *c, const char *file, const char *name, unsigned int *id)
 {
-	int rc = db_lookup(c, file, 0, name, id, NULL, 0);
+	const char *path = ctl_path(c, file[0] == 'p' ? "/etc/passwd" :
+	    "/etc/group");
+	unsigned long lineno;
+	int rc = db_lookup(c, file, 0, name, id, NULL, 0, &lineno);
 
 	if (rc == 0 && !c->detecting)
 		warnx("%s: no %s named %s", ctl_path(c, "/etc/"),
 		    file[0] == 'p' ? "user" : "group", name);
+	else if (rc < 0 && lineno)
+		warnx("%s:%lu: %s", path, lineno, owlet_db_strerror(errno));
 	else if (rc < 0)
-		warn("%s", ctl_path(c, file[0] == 'p' ? "/etc/passwd" :
-		    "/etc/group"));
+		warn("%s", path);
 	return rc == 1 ? 0 : -1;
 }
 
@@ -227,7 +223,9 @@ static const char *
 id_name(struct ctl *c, const char *file, unsigned int id, char *buf,
     size_t len)
 {
-	if (db_lookup(c, file, 1, NULL, &id, buf, len) != 1)
+	unsigned long lineno;
+
+	if (db_lookup(c, file, 1, NULL, &id, buf, len, &lineno) != 1)
 		snprintf(buf, len, "%u", id);
 	return buf;
 }

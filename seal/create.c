@@ -24,6 +24,7 @@ static void
 emit(void *arg, struct seal_entry *e, enum walk_event ev)
 {
 	struct create_ctx *c = arg;
+	int failed = 0;
 
 	if (ev == WALK_LEAVE) {
 		if (--c->depth > 0)
@@ -37,10 +38,11 @@ emit(void *arg, struct seal_entry *e, enum walk_event ev)
 	}
 	if (c->keys & K_UNAME)
 		snprintf(e->uname, sizeof(e->uname), "%s",
-		    seal_idmap_name(c->users, e->uid));
+		    seal_idmap_need(c->users, e->uid, &failed));
 	if (c->keys & K_GNAME)
 		snprintf(e->gname, sizeof(e->gname), "%s",
-		    seal_idmap_name(c->groups, e->gid));
+		    seal_idmap_need(c->groups, e->gid, &failed));
+	c->errors += failed;
 	seal_entry_write(c->out, e, c->keys);
 	if (e->type == T_DIR) {
 		if (e->error && c->depth > 0)
@@ -69,9 +71,13 @@ seal_create(const struct seal_args *a)
 
 	c.out = a->out;
 	c.users = seal_idmap_new(a->root, 0);
-	c.groups = seal_idmap_new(a->root, 1);
+	c.groups = c.users ? seal_idmap_new(a->root, 1) : NULL;
+	if (!c.groups) {
+		seal_idmap_free(c.users);
+		return 1;	/* seal_idmap_new said why */
+	}
 	q = hashq_new(a->threads, a->keys, emit, &c);
-	if (!c.users || !c.groups || !q)
+	if (!q)
 		err(1, "out of memory");
 	w.ctx = q;
 	fputs("#mtree\n", c.out);

@@ -3,12 +3,15 @@
  * etc/passwd and etc/group (an image) is described with ITS names, not the
  * host's; otherwise the host's databases are asked, once per id.
  */
+#include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "owlet.h"
 #include "idmap.h"
@@ -62,26 +65,49 @@ add(struct idmap *m, unsigned id, const char *name, int known)
 	return 0;
 }
 
-/* Load ROOT/etc/FILE (passwd or group) if the tree has one. */
-static void
+/*
+ * Load ROOT/etc/FILE (passwd or group) if the tree has one: 0, or -1 after
+ * a message naming the file (and line).  The tree may come from anyone
+ * (an image, a mounted disk); its lines are read whole by owlet_db_*, so
+ * a 9,000-byte line whose tail reads "evil:x:0:..." is an error, not an
+ * entry naming uid 0.
+ */
+static int
 load_tree(struct idmap *m, const char *root, const char *file)
 {
-	char path[4096], line[OWLET_LINE_MAX], *f[4];
-	unsigned id;
-	FILE *fp;
+	char path[4096];
+	struct owlet_dbent e;
+	struct owlet_db *db;
+	int etcfd, rc;
 
-	snprintf(path, sizeof(path), "%s/etc/%s", root, file);
-	fp = fopen(path, "re");
-	if (!fp)
-		return;
-	m->from_tree = 1;
-	while (fgets(line, sizeof(line), fp)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (owlet_split(line, f, 4) >= 3 &&
-		    owlet_parse_id(f[2], &id) == 0 && strlen(f[0]) <= 32)
-			add(m, id, f[0], 1);
+	snprintf(path, sizeof(path), "%s/etc", root);
+	etcfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	db = etcfd < 0 ? NULL : owlet_db_open(etcfd, file);
+	if (etcfd >= 0)
+		close(etcfd);
+	if (!db) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;	/* the host's databases answer */
+		warn("%s/%s", path, file);
+		return -1;
 	}
-	fclose(fp);
+	m->from_tree = 1;
+	while ((rc = owlet_db_next(db, &e)) > 0)
+		if (e.ok && strlen(e.f[0]) <= 32 &&
+		    add(m, e.id, e.f[0], 1) < 0) {
+			warn("%s/%s", path, file);
+			owlet_db_close(db);
+			return -1;
+		}
+	if (rc < 0) {
+		warnx("%s/%s:%lu: %s", path, file, owlet_db_lineno(db),
+		    owlet_db_strerror(errno));
+		owlet_db_close(db);
+		return -1;
+	}
+	owlet_db_close(db);
+	if (m->n == 0)
+		return 0;	/* qsort on a NULL base is undefined */
 	/* the first line naming an id wins, as in getpwuid: known = line */
 	for (size_t i = 0; i < m->n; i++)
 		m->v[i].known = (int)(i + 1);
@@ -93,6 +119,7 @@ load_tree(struct idmap *m, const char *root, const char *file)
 		m->v[w++] = m->v[i];
 	}
 	m->n = w;
+	return 0;
 }
 
 struct idmap *
@@ -100,11 +127,15 @@ seal_idmap_new(const char *root, int group)
 {
 	struct idmap *m = calloc(1, sizeof(*m));
 
-	if (!m)
+	if (!m) {
+		warn("%s", group ? "group map" : "user map");
 		return NULL;
+	}
 	m->group = group;
-	if (root)
-		load_tree(m, root, group ? "group" : "passwd");
+	if (root && load_tree(m, root, group ? "group" : "passwd") < 0) {
+		seal_idmap_free(m);
+		return NULL;
+	}
 	return m;
 }
 
@@ -136,8 +167,11 @@ seal_idmap_name(struct idmap *m, unsigned id)
 	/* ERANGE: the entry does not fit (a group with many members); retry
 	 * with a bigger buffer rather than record the id as nameless. */
 	do {
-		if (!(nb = realloc(buf, len)))
-			break;
+		if (!(nb = realloc(buf, len))) {
+			free(buf);
+			errno = ENOMEM;
+			return NULL;
+		}
 		buf = nb;
 		if (m->group)
 			rc = getgrgid_r(id, &g, buf, len, &gr);
@@ -149,8 +183,12 @@ seal_idmap_name(struct idmap *m, unsigned id)
 		name = gr->gr_name;
 	else if (pw)
 		name = pw->pw_name;
-	add(m, id, name && strlen(name) <= 32 ? name : "", name != NULL);
+	rc = add(m, id, name && strlen(name) <= 32 ? name : "", name != NULL);
 	free(buf);
+	if (rc < 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	qsort(m->v, m->n, sizeof(*m->v), by_id);
 	return seal_idmap_lookup(m, id);
 }
@@ -162,4 +200,16 @@ seal_idmap_free(struct idmap *m)
 		free(m->v);
 		free(m);
 	}
+}
+
+const char *
+seal_idmap_need(struct idmap *m, unsigned id, int *failed)
+{
+	const char *s = seal_idmap_name(m, id);
+
+	if (s)
+		return s;
+	warn("name of %s %u", m->group ? "gid" : "uid", id);
+	*failed = 1;
+	return "";
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "b64.h"
+#include "owlet.h"
 #include "sigcmd.h"
 #include "sigcrypto.h"
 #include "sigio.h"
@@ -25,15 +26,12 @@ static int
 env_u64(const char *name, uint64_t def, uint64_t *v)
 {
 	const char *s = getenv(name);
-	char *end;
 
 	if (!s) {
 		*v = def;
 		return 0;
 	}
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s < '0' || *s > '9') {
+	if (owlet_num(s, 0, UINT64_MAX, 0, v) < 0) {
 		warnx("%s: not a decimal number: %s", name, s);
 		return -1;
 	}

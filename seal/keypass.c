@@ -107,14 +107,11 @@ sig_passphrase(char buf[SIG_PASS_MAX], const char *prompt, int confirm)
 {
 	const char *env = getenv("SEAL_PASSFD");
 	char again[SIG_PASS_MAX];
-	char *end;
-	long fd;
+	uint64_t fd;
 	int n, m;
 
 	if (env) {
-		errno = 0;
-		fd = strtol(env, &end, 10);
-		if (errno || end == env || *end || fd < 0 || fd > 1 << 20) {
+		if (owlet_num(env, 0, 1 << 20, 0, &fd) < 0) {
 			warnx("SEAL_PASSFD: not a file descriptor number: %s",
 			    env);
 			return -1;

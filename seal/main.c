@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "owlet.h"
 #include "seal.h"
 #include "cmd.h"
 #include "sigcmd.h"
@@ -85,10 +86,9 @@ add_exclude(struct seal_args *a, const char *path)
 static unsigned
 parse_threads(const char *s)
 {
-	char *end;
-	unsigned long n = strtoul(s, &end, 10);
+	uint64_t n;
 
-	if (*s < '0' || *s > '9' || *end || n < 1 || n > 256)
+	if (owlet_num(s, 1, 256, 0, &n) < 0)
 		errx(1, "-j: 1 to 256 threads");
 	return (unsigned)n;
 }

@@ -26,6 +26,6 @@ FUZZ_LIBS_minisign_b64    := -lsodium
 FUZZ_SRC_minisign_scrypt  := seal/sigcrypto.c seal/sigfmt.c seal/b64.c
 FUZZ_LIBS_minisign_scrypt := -lcrypto -lsodium
 FUZZ_TARGETS += mtree_spec
-FUZZ_SRC_mtree_spec := seal/specread.c seal/vis.c seal/entry.c
+FUZZ_SRC_mtree_spec := seal/specread.c seal/vis.c seal/entry.c common/number.c
 FUZZ_CPPFLAGS_mtree_spec := -Iseal
 FUZZ_HDRS += seal/seal.h seal/specread.h

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "owlet.h"
 #include "specread.h"
 
 struct specread {
@@ -132,13 +133,7 @@ strip_comment(char *s)
 static int
 parse_u64(const char *s, uint64_t *v)
 {
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return errno || *end ? -1 : 0;
+	return owlet_num(s, 0, UINT64_MAX, 0, v);
 }
 
 static int
@@ -215,14 +210,13 @@ apply(struct specread *r, struct seal_entry *e, char *tok)
 			FAIL(r, "bad type");
 		e->keys |= K_TYPE;
 	} else if (strcmp(tok, "mode") == 0) {
-		char *end;
-		unsigned long m = strtoul(v, &end, 8);
-		if (*v < '0' || *v > '7' || *end || m > 07777)
+		uint64_t m;
+		if (owlet_num(v, 0, 07777, OWLET_NUM_OCTAL, &m) < 0)
 			FAIL(r, "bad mode (octal modes only)");
 		e->mode = (mode_t)m;
 		e->keys |= K_MODE;
 	} else if (strcmp(tok, "uid") == 0 || strcmp(tok, "gid") == 0) {
-		if (parse_u64(v, &n) < 0 || n > 0xfffffffeULL)
+		if (owlet_num(v, 0, OWLET_ID_MAX, 0, &n) < 0)
 			FAIL(r, "bad id");
 		if (tok[0] == 'u') {
 			e->uid = (uid_t)n;

@@ -104,32 +104,22 @@ int
 etc_passwd_each(struct setup *s, int (*fn)(void *, unsigned long, char **,
     int), void *arg)
 {
-	struct owlet_lines *lr = malloc(sizeof(*lr));
-	char *line, *f[7];
-	size_t len;
-	int fd, rc, stopped = 0;
+	struct owlet_dbent e;
+	struct owlet_db *db;
+	int rc;
 
-	if (!lr) {
-		warnx("out of memory");
-		return -1;
-	}
-	fd = openat(s->etcfd, "passwd", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
+	db = owlet_db_open(s->etcfd, "passwd");
+	if (!db) {
 		warn("%s", setup_path(s, "/etc/passwd"));
-		free(lr);
 		return -1;
 	}
-	owlet_lines_init(lr, fd);
-	while ((rc = owlet_lines_next(lr, &line, &len)) > 0)
-		if ((rc = fn(arg, lr->lineno, f, owlet_split(line, f, 7))) != 0) {
-			stopped = 1;
+	while ((rc = owlet_db_next(db, &e)) > 0)
+		if ((rc = fn(arg, e.lineno, e.f, e.nf)) != 0)
 			break;
-		}
-	if (rc < 0 && !stopped)
-		warnx("%s:%lu: line too long or NUL byte",
-		    setup_path(s, "/etc/passwd"), lr->lineno);
-	close(fd);
-	free(lr);
+	if (rc < 0)	/* fn returns 0 or 1 */
+		warnx("%s:%lu: %s", setup_path(s, "/etc/passwd"),
+		    owlet_db_lineno(db), owlet_db_strerror(errno));
+	owlet_db_close(db);
 	return rc;
 }
 

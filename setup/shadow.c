@@ -1,8 +1,7 @@
 /*
  * Shadow entries of the root being set up, in whichever scheme it uses:
- * /etc/tcb/USER/shadow (tcb(5): directory USER:auth 2710 and file 0640
- * with TCB_AUTH_GROUP, else USER:shadow 2700 and 0600, as tcb_convert
- * makes them) or a line of /etc/shadow.  Every write is an atomic
+ * /etc/tcb/USER/shadow (the tcb(5) layout of owlet_tcb_layout, which
+ * tcb_convert uses too) or a line of /etc/shadow.  Every write is an atomic
  * replacement; /etc files are changed under the shadow-utils lock, which
  * the caller holds.
  */
@@ -72,21 +71,20 @@ shadow_set_hash(struct setup *s, const char *user, uid_t uid,
 static int
 tcb_layout(struct setup *s, gid_t *gid, mode_t *dirmode, mode_t *filemode)
 {
+	struct owlet_tcb_layout l;
 	unsigned long line;
-	int auth = owlet_logindefs_bool(s->etcfd, "TCB_AUTH_GROUP", &line);
 
-	if (auth < 0) {
+	if (owlet_tcb_layout(s->etcfd, &l, &line) < 0) {
 		warnx("%s:%lu: bad TCB_AUTH_GROUP", setup_path(s,
 		    "/etc/login.defs"), line);
 		return -1;
 	}
-	if (owlet_group_gid(s->etcfd, auth ? "auth" : "shadow", gid) != 1) {
-		warnx("%s: no group %s", setup_path(s, "/etc/group"),
-		    auth ? "auth" : "shadow");
+	if (owlet_group_gid(s->etcfd, l.group, gid) != 1) {
+		warnx("%s: no group %s", setup_path(s, "/etc/group"), l.group);
 		return -1;
 	}
-	*dirmode = auth ? 02710 : 02700;
-	*filemode = auth ? 0640 : 0600;
+	*dirmode = l.dirmode;
+	*filemode = l.filemode;
 	return 0;
 }
 

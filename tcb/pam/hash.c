@@ -31,8 +31,9 @@ static const struct method {
 static int
 cost_from_defs(int etcfd, const struct method *m, unsigned long *cost)
 {
-	unsigned long lineno, v;
-	char buf[16], *end;
+	unsigned long lineno;
+	uint64_t v;
+	char buf[16];
 	int i, rc;
 
 	for (i = 0; i < 2 && m->cost_key[i]; i++) {
@@ -42,11 +43,13 @@ cost_from_defs(int etcfd, const struct method *m, unsigned long *cost)
 			return -1;
 		if (rc == 0)
 			continue;
-		v = strtoul(buf, &end, 10);
-		if (*end == '\0' && end != buf) {
-			*cost = v;
-			return 0;
-		}
+		/* the range of pam_tcb's count= option; anything else is
+		 * an error (errno EINVAL or ERANGE), as an unreadable file
+		 * is (see below) */
+		if (owlet_num(buf, 0, 0xffffffffU, 0, &v) < 0)
+			return -1;
+		*cost = (unsigned long)v;
+		return 0;
 	}
 	return 0;
 }

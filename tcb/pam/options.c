@@ -13,6 +13,7 @@
 #include <syslog.h>
 #include <security/pam_ext.h>
 
+#include "owlet.h"
 #include "pam_tcb.h"
 
 #include <stddef.h>
@@ -128,15 +129,13 @@ tcb_opts_parse(struct tcb_opts *o, int argc, const char **argv, char *err,
 		o->prefix = prefix;
 	}
 	if (count) {
-		char *end;
+		uint64_t n;
 
-		errno = 0;
-		o->count = strtoul(count, &end, 10);
-		if (*count < '0' || *count > '9' || *end || errno ||
-		    o->count > 0xffffffffUL) {
+		if (owlet_num(count, 0, 0xffffffffU, 0, &n) < 0) {
 			snprintf(err, errlen, "Invalid count: %.64s", count);
 			return -1;
 		}
+		o->count = (unsigned long)n;
 		o->count_set = 1;
 	}
 	if (o->prefix || o->count_set) {

@@ -107,21 +107,13 @@ usage(int status)
 static int
 parse_days(const char *s, long *v)
 {
-	unsigned long n = 0;
-	size_t i, len = strlen(s);
+	uint64_t n;
 
 	if (strcmp(s, "-1") == 0) {
 		*v = -1;
 		return 0;
 	}
-	if (len == 0 || len > 10 || (s[0] == '0' && len > 1))
-		return -1;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		n = n * 10 + (unsigned long)(s[i] - '0');
-	}
-	if (n > INT_MAX)
+	if (owlet_num(s, 0, INT_MAX, OWLET_NUM_NOZERO, &n) < 0)
 		return -1;
 	*v = (long)n;
 	return 0;

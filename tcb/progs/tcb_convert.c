@@ -221,10 +221,11 @@ report_orphans(struct conv *c)
 static int
 read_config(struct conv *c)
 {
+	struct owlet_tcb_layout l;
 	unsigned long lineno;
 	int auth, links;
 
-	auth = owlet_logindefs_bool(c->t.etcfd, "TCB_AUTH_GROUP", &lineno);
+	auth = owlet_tcb_layout(c->t.etcfd, &l, &lineno);
 	links = auth < 0 ? 0 :
 	    owlet_logindefs_bool(c->t.etcfd, "TCB_SYMLINKS", &lineno);
 	if (auth < 0 || links < 0) {
@@ -242,9 +243,9 @@ read_config(struct conv *c)
 	}
 	if (tool_groups_plan(&c->t, &c->g) < 0)
 		return -1;
-	c->dirgid = auth ? c->g.auth : c->g.shadow;
-	c->dirmode = auth ? 02710 : 02700;
-	c->filemode = auth ? 0640 : 0600;
+	c->dirgid = l.auth ? c->g.auth : c->g.shadow;
+	c->dirmode = l.dirmode;
+	c->filemode = l.filemode;
 	return 0;
 }
 
@@ -269,7 +270,8 @@ static int
 publish_new(struct conv *c)
 {
 	if (fchown(c->stagefd, 0, c->g.shadow) < 0 ||
-	    fchmod(c->stagefd, 0710) < 0 || syncfs(c->stagefd) < 0) {
+	    fchmod(c->stagefd, OWLET_TCB_DIR_MODE) < 0 ||
+	    syncfs(c->stagefd) < 0) {
 		warn("%s", tool_path(&c->t, STAGE_NEW));
 		return -1;
 	}

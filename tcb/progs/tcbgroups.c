@@ -77,7 +77,8 @@ tool_groups_plan(struct tool *t, struct tool_groups *g)
 	rc = owlet_sysgid_scan(fd, &gids, &lineno);
 	close(fd);
 	if (rc < 0) {
-		warn("%s:%lu", tool_path(t, "group"), lineno);
+		warnx("%s:%lu: %s", tool_path(t, "group"), lineno,
+		    owlet_sysgid_strerror(errno));
 		return -1;
 	}
 	if (find_group(t, "shadow", &g->shadow, &g->add_shadow) < 0 ||

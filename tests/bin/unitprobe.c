@@ -13,6 +13,13 @@
  *   unitprobe esc S LEN       owlet_esc(S) into a LEN-byte buffer:
  *                             "RETURNED:BUFFER"
  *   unitprobe json S...       owlet_json_put of each S, one per line
+ *   unitprobe num MIN MAX FLAGS S...
+ *                             owlet_num(S, MIN, MAX, FLAGS) (FLAGS: o
+ *                             octal, z no leading zero, - none): the value
+ *                             or "bad ERRNAME", one line per S
+ *   unitprobe db FILE         owlet_db_next over FILE (passwd or group
+ *                             by name): "LINENO NF OK ID NAME" per line,
+ *                             then "eof" or "err LINENO ERRNAME"
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,6 +72,58 @@ lines(const char *file, int cat)
 	if (!cat)
 		printf("eof\n");
 	return 0;
+}
+
+static int
+num(int argc, char **argv)
+{
+	unsigned long long min = strtoull(argv[0], NULL, 0),
+	    max = strtoull(argv[1], NULL, 0);
+	int flags = 0, i;
+	uint64_t v;
+
+	if (strchr(argv[2], 'o'))
+		flags |= OWLET_NUM_OCTAL;
+	if (strchr(argv[2], 'z'))
+		flags |= OWLET_NUM_NOZERO;
+	for (i = 3; i < argc; i++) {
+		v = 12345;
+		if (owlet_num(argv[i], min, max, flags, &v) == 0)
+			printf("%llu\n", (unsigned long long)v);
+		else if (v != 12345)
+			printf("bad: *v changed on error\n");
+		else
+			printf("bad %s\n", ename(errno));
+	}
+	return 0;
+}
+
+static int
+db(const char *file)
+{
+	struct owlet_dbent e;
+	struct owlet_db *d;
+	const char *base = strrchr(file, '/');
+	char dir[4096];
+	int dfd, rc;
+
+	base = base ? base + 1 : file;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(base - file), file);
+	dfd = open(dir[0] ? dir : ".", O_RDONLY | O_DIRECTORY);
+	if (dfd < 0 || !(d = owlet_db_open(dfd, base))) {
+		perror(file);
+		return 2;
+	}
+	while ((rc = owlet_db_next(d, &e)) == 1)
+		printf("%lu %d %d %u %s\n", e.lineno, e.nf, e.ok,
+		    e.id_ok ? e.id : 0, e.f[0]);
+	if (rc < 0)
+		printf("err %lu %s\n", owlet_db_lineno(d), ename(errno));
+	else
+		printf("eof\n");
+	owlet_db_close(d);
+	close(dfd);
+	return rc < 0;
 }
 
 int
@@ -134,6 +193,11 @@ main(int argc, char **argv)
 		}
 		return 0;
 	}
-	fprintf(stderr, "usage: unitprobe check|parse|name|namen|lines|esc|json ...\n");
+	if (argc >= 5 && !strcmp(argv[1], "num"))
+		return num(argc - 2, argv + 2);
+	if (argc == 3 && !strcmp(argv[1], "db"))
+		return db(argv[2]);
+	fprintf(stderr, "usage: unitprobe check|parse|name|namen|lines|esc|json|num|db"
+	    " ...\n");
 	return 2;
 }

@@ -168,6 +168,17 @@ like "$(ctl 2>&1 >/dev/null)" "broken:2: state on has no action" "a state withou
 printf 'summary x\nstate on\nsysctl net.ipv4.ping_group_range "${gid:nosuchgroup} 5"\nstate off\nfile /usr/bin/chfn root root 0700\n' > "$R/etc/control.d/facilities/broken"
 out=$(ctl broken 2>&1); rc=$?
 is "$rc:$out" "0:off" "a value naming a missing group does not hold, silently"
+# a group to add while group(5) has a GID glibc reads as another one
+# (4294968295 is 999 to glibc, the first GID the chooser would take)
+cp -p "$R/etc/group" "$T/group.saved"
+echo 'evil:x:4294968295:' >> "$R/etc/group"
+n=$(wc -l < "$R/etc/group")
+printf 'summary x\nstate on\ngroup owletnew\nfile /usr/bin/chfn root owletnew 0750\nstate off\nfile /usr/bin/chfn root root 0700\n' > "$R/etc/control.d/facilities/broken"
+out=$(ctl broken on 2>&1); rc=$?
+is "$rc" 1 "a GID that wraps to 999 in glibc: adding a group fails"
+like "$out" "$R/etc/group:$n: malformed line \\(a GID" "and names the line"
+tfail "no group was added" grep -q '^owletnew:' "$R/etc/group"
+mv "$T/group.saved" "$R/etc/group"
 printf 'summary x\nstate a\nfile /usr/bin/chfn root root 0700\nstate b\nfile /usr/bin/chfn root root 0700\n' > "$R/etc/control.d/facilities/broken"
 out=$(ctl broken b 2>&1); rc=$?
 is "$rc:$out" "1:control: broken: Requested b, got a" "a state that reads back as another: Requested b, got a"

@@ -53,11 +53,11 @@ FUZZ_HDRS     := common/owlet.h tcb/pam/chkpwd.h tcb/pam/pam_tcb.h \
 
 # The code under test, per target.
 FUZZ_SRC_chkpwd_request := tcb/progs/chkpwd_request.c common/names.c
-FUZZ_SRC_pam_options    := tcb/pam/options.c
+FUZZ_SRC_pam_options    := tcb/pam/options.c common/number.c
 # options.c's tcb_opts_get logs through libpam; tcb_opts_parse asks
 # libxcrypt whether it takes the prefix and count.
 FUZZ_LIBS_pam_options   := -lpam -lcrypt
-FUZZ_SRC_shadow_line    := common/shadowline.c common/names.c
+FUZZ_SRC_shadow_line    := common/shadowline.c common/names.c common/number.c
 FUZZ_SRC_login_defs     := common/logindefs.c common/linereader.c common/fdio.c
 
 define FUZZ_RULE

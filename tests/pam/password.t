@@ -269,6 +269,26 @@ method "count=7 beats YESCRYPT_COST_FACTOR" '^\$y\$jBT\$' 'count=7' "YESCRYPT_CO
 method "plain_crypt" '^\$y\$j9T\$' plain_crypt
 method "fork" '^\$y\$j9T\$' fork
 method "authtok_type" '^\$y\$j9T\$' authtok_type=TEST
+# A login.defs cost that is not a decimal number in 0..2^32-1 is an error
+# (the change fails, quickly, the old hash stays): strtoul read "-1" and
+# 2^64+5 as ULONG_MAX (a billion SHA-512 rounds: a hash that takes minutes)
+# and silently dropped "12abc" for the default.
+sed -i 's/^ENCRYPT_METHOD.*/ENCRYPT_METHOD SHA512/' "$R/etc/login.defs"
+tcb_svc "$R" method write_to=tcb nodelay
+for v in -1 18446744073709551621 12abc 0x1b58; do
+	cp "$R/etc/login.defs" "$T/login.defs.keep"
+	echo "SHA_CRYPT_MIN_ROUNDS $v" >> "$R/etc/login.defs"
+	old=$(field u6 2) start=$SECONDS
+	out=$(in_ns "$R" timeout 30 "$PROBE" -s method -u u6 -a Cost-pass-1 \
+	    -a Cost-pass-1 chauthtok 2>&1)
+	took=$((SECONDS - start))
+	cp "$T/login.defs.keep" "$R/etc/login.defs"
+	like "$(codes "$out")" "^chauthtok PAM_" "SHA_CRYPT_MIN_ROUNDS '$v': chauthtok answers"
+	unlike "$(codes "$out")" "PAM_SUCCESS" "SHA_CRYPT_MIN_ROUNDS '$v': the change fails"
+	is "$(field u6 2)" "$old" "SHA_CRYPT_MIN_ROUNDS '$v': the old hash stays"
+	ok $((took < 10 ? 0 : 1)) "SHA_CRYPT_MIN_ROUNDS '$v': fails at once (${took} s)"
+done
+sed -i 's/^ENCRYPT_METHOD.*/ENCRYPT_METHOD YESCRYPT/' "$R/etc/login.defs"
 
 # ---- write_to=shadow on an unconverted root: /etc/shadow rewritten, every
 # other line byte-identical, mode and owner kept.  Root only.

@@ -144,6 +144,35 @@ $SEAL verify -f "$T/nul" -p "$R" >/dev/null 2>&1; is "$?" 1 "NUL byte: exit 1"
 $SEAL verify -f "$T/nonexistent" -p "$R" >/dev/null 2>&1; is "$?" 1 "missing spec file: exit 1"
 $SEAL create -k nosuchkey -p "$R" >/dev/null 2>&1; is "$?" 1 "unknown -k keyword: exit 1"
 
+# A tree's etc/passwd is read line by line whole: a 9,000-byte line whose
+# tail (past 8 KiB) reads "evil:x:0:..." must not become an entry naming
+# uid 0 (fgets into 8 KiB made it one).  seal refuses the tree's database,
+# naming the line, rather than describe files with names it cannot trust.
+mkdir -p "$T/evil/etc"
+{ printf 'longuser:x:1234:1234:'; head -c $((8191 - 21)) /dev/zero | tr '\0' a
+  printf 'evil:x:0:0::/:/bin/sh\n'
+  printf 'nobody:x:65534:65534::/:/bin/sh\n'; } > "$T/evil/etc/passwd"
+printf 'root:x:0:\n' > "$T/evil/etc/group"
+is "$(sed -n 1p "$T/evil/etc/passwd" | wc -c)" 8213 "the long line is 8,212 bytes and a newline"
+out=$($SEAL create -p "$T/evil" 2>&1); rc=$?
+is "$rc" 1 "a passwd line over 8 KiB: exit 1"
+like "$out" "evil/etc/passwd:1: line too long" "a passwd line over 8 KiB: message names file:line"
+unlike "$out" "uname=evil" "uid 0 is never named evil"
+$SEAL create -p "$T/evil" -o "$T/evil.spec" 2>/dev/null
+t "-o: no spec and no temp file left" test ! -e "$T/evil.spec" -a ! -e "$T/evil.spec.tmp"
+$SEAL verify -f /dev/null -p "$T/evil" >/dev/null 2>&1
+is "$?" 1 "verify refuses the tree's passwd too"
+# a group line too long, the same
+{ printf 'big:x:4242:'; head -c 9000 /dev/zero | tr '\0' m; printf '\nevil:x:0:\n'; } > "$T/evil/etc/group"
+sed -i 2,3d "$T/evil/etc/passwd"; sed -i '1c root:x:0:0::/:/bin/sh' "$T/evil/etc/passwd"
+out=$($SEAL create -p "$T/evil" 2>&1); rc=$?
+is "$rc" 1 "a group line over 8 KiB: exit 1"
+like "$out" "evil/etc/group:1: line too long" "a group line over 8 KiB: message names file:line"
+printf 'root:x:0:\n' > "$T/evil/etc/group"
+out=$($SEAL create -p "$T/evil" 2>&1); rc=$?
+is "$rc" 0 "the same tree with sane files: exit 0"
+like "$out" "^\. type=dir .*uname=root gname=root" "and uid 0 is root"
+
 # -x excludes, -o is atomic.
 $SEAL create -p "$R" -x d1 -x ./a > "$T/excl"
 tfail "-x excludes a subtree" grep -q '^big ' "$T/excl"

@@ -67,6 +67,22 @@ out=$(S check); rc=$?
 is "$rc" 0 "check: consistent"
 like "$out" "alice has UID 0" "check lists every root login"
 
+# --- the other tcb layout (TCB_AUTH_GROUP no): USER:shadow 2700 / 0600,
+# as tcb_convert makes it (one rule, owlet_tcb_layout)
+cp -p "$R/etc/login.defs" "$T/login.defs.saved"
+sed -i 's/^TCB_AUTH_GROUP.*/TCB_AUTH_GROUP no/' "$R/etc/login.defs"
+S admin add erin --key "$T/key.pub" >/dev/null
+ok $? "admin add erin with TCB_AUTH_GROUP no"
+gid_of() { awk -F: -v g="$1" '$1 == g { print $3 }' "$R/etc/group"; }
+sh=$(gid_of shadow) au=$(gid_of auth)
+is "$(stat -c '%a %u %g' "$R/etc/tcb/erin" "$R/etc/tcb/erin/shadow" | tr '\n' ' ')" \
+    "2700 0 $sh 600 0 $sh " "her tcb directory and file: USER:shadow 2700 and 0600"
+S admin del erin >/dev/null
+ok $? "admin del erin"
+mv "$T/login.defs.saved" "$R/etc/login.defs"
+is "$(stat -c '%a %g' "$R/etc/tcb/bob" "$R/etc/tcb/bob/shadow" | tr '\n' ' ')" \
+    "2710 $au 640 $au " "bob's entry (USER:auth 2710 and 0640) untouched"
+
 # --- removal and inconsistencies
 S admin del alice >/dev/null
 ok $? "admin del alice"

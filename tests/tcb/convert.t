@@ -110,6 +110,15 @@ bad_pwdup() { pw_add "$1" 'u1:x:1001:100::/:/bin/sh'; }
 bad_defs() { echo 'TCB_AUTH_GROUP maybe' >> "$1/etc/login.defs"; }
 bad_links() { echo 'TCB_SYMLINKS yes' >> "$1/etc/login.defs"; }
 bad_noshadow() { rm "$1/etc/shadow"; }
+# No group shadow, so convert adds it, preferring Debian's GID 42; glibc
+# reads GID 4294967338 as 42 (and 4294968295 as 999, the top of the range
+# the chooser takes others from).  Handing out either would give the new
+# group an existing group's files: the chooser names the line instead.
+no_shadow_group() { sed -i '/^shadow:/d' "$1/etc/group" "$1/etc/gshadow"; }
+bad_gidwrap() { no_shadow_group "$1"; echo 'evil:x:4294967338:' >> "$1/etc/group"; }
+bad_gidwrap999() { echo 'evil:x:4294968295:' >> "$1/etc/group"; }
+bad_gidjunk() { no_shadow_group "$1"; echo 'junk:x:42abc:' >> "$1/etc/group"; }
+bad_gidsign() { no_shadow_group "$1"; echo 'sign:x:+42:' >> "$1/etc/group"; }
 
 refuse "$CONV" "8 fields" "shadow:7: malformed entry for u9" bad_fields
 refuse "$CONV" "non-numeric field" "shadow:7: malformed entry for u9" bad_number
@@ -125,6 +134,10 @@ refuse "$CONV" "duplicate passwd user" "passwd:7: duplicate user u1" bad_pwdup
 refuse "$CONV" "bad login.defs value" "login.defs:[0-9]+: value must be yes or no" bad_defs
 refuse "$CONV" "TCB_SYMLINKS" "TCB_SYMLINKS is not supported" bad_links
 refuse "$CONV" "no /etc/shadow" "etc/shadow: No such file" bad_noshadow
+refuse "$CONV" "GID 4294967338 (glibc: 42), no shadow group" "etc/group:7: malformed line \(a GID" bad_gidwrap
+refuse "$CONV" "GID 4294968295 (glibc: 999)" "etc/group:8: malformed line \(a GID" bad_gidwrap999
+refuse "$CONV" "GID 42abc" "etc/group:7: malformed line \(a GID" bad_gidjunk
+refuse "$CONV" "GID +42" "etc/group:7: malformed line \(a GID" bad_gidsign
 
 un_symlink() { mv "$1/etc/tcb/u2/shadow" "$1/etc/tcb/u2/real"; ln -s real "$1/etc/tcb/u2/shadow"; }
 un_hardlink() { ln "$1/etc/tcb/u2/shadow" "$1/etc/tcb/u2/shadow-"; }
