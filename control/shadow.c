@@ -7,6 +7,21 @@
  * state and is refused here until an administrator looks) but never
  * neither.  A stale /etc/shadow or shadow- next to /etc/tcb would keep
  * every old hash readable by group shadow, so both go.
+ *
+ * No password change may be lost across the switch: a change made
+ * meanwhile lands in the new form or fails loudly.  The ETC/.pwd.lock lock
+ * (an OFD lock, common/pwlock.c) is held from before the tool reads the
+ * old form until the old form is gone, and handed to the tool (--lock-fd).
+ * To tcb: the writers of /etc/shadow (pam_unix, shadow-utils) take the
+ * same lock with lckpwdf() and read the file only under it (pam_unix
+ * re-verifies the old password and rebuilds /etc/shadow from the current
+ * one).  One that waits for us therefore gets the lock only once
+ * /etc/shadow is gone: its fopen("/etc/shadow") fails and passwd exits
+ * non-zero, it cannot write into a file that tcb no longer reads.  The
+ * lock must not be dropped between tcb_convert and the unlink: a waiter
+ * would take it there and its change would be deleted with the file.
+ * Back to shadow: the tcb writers use per-user locks, which tcb_unconvert
+ * takes itself (see there); the global lock keeps shadow-utils out.
  */
 #include <err.h>
 #include <errno.h>
@@ -54,17 +69,27 @@ shadow_holds(struct ctl *c, const struct act *a)
 int
 shadow_switch(struct ctl *c, int to_tcb)
 {
-	int etcfd, rc;
+	int etcfd, lockfd, rc;
 
-	rc = ctl_run_tool(c, to_tcb ? "tcb_convert" : "tcb_unconvert");
+	etcfd = owlet_open_dir(c->rootfd, "etc");
+	if (etcfd < 0) {
+		warn("%s", ctl_path(c, "/etc"));
+		return -1;
+	}
+	lockfd = owlet_pwlock(etcfd);
+	if (lockfd < 0) {
+		warn("cannot lock %s", ctl_path(c, "/etc/.pwd.lock"));
+		close(etcfd);
+		return -1;
+	}
+	rc = ctl_run_tool(c, to_tcb ? "tcb_convert" : "tcb_unconvert", lockfd);
 	if (rc != 0) {
 		warnx("%s/%s failed (exit %d)", c->bindir,
 		    to_tcb ? "tcb_convert" : "tcb_unconvert", rc);
+		close(lockfd);
+		close(etcfd);
 		return -1;
 	}
-	etcfd = owlet_open_dir(c->rootfd, "etc");
-	if (etcfd < 0)
-		return -1;
 	if (to_tcb) {
 		if (unlinkat(etcfd, "shadow", 0) < 0) {
 			warn("%s", ctl_path(c, "/etc/shadow"));
@@ -78,6 +103,7 @@ shadow_switch(struct ctl *c, int to_tcb)
 		rc = -1;
 	}
 	fsync(etcfd);
+	close(lockfd);		/* only now may a waiting writer go on */
 	close(etcfd);
 	return rc;
 }
