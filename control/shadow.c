@@ -20,13 +20,24 @@
  * non-zero, it cannot write into a file that tcb no longer reads.  The
  * lock must not be dropped between tcb_convert and the unlink: a waiter
  * would take it there and its change would be deleted with the file.
+ * shadow-utils, unlike pam_unix, opens /etc/shadow with O_CREAT: one that
+ * waited for the lock would write a new /etc/shadow nobody reads and exit
+ * 0.  glibc's lckpwdf() gives up after 15 s, so while a process is blocked
+ * on the lock (/proc/locks) we keep it, up to WAITER_GRACE_MS: shadow-utils
+ * then fails ("cannot lock"), pam_unix retries and fails as above.  (A tool
+ * that saw /etc/shadow at its start but asks for the lock only after we
+ * released it is not covered; that window is the tool's own start-up.)
  * Back to shadow: the tcb writers use per-user locks, which tcb_unconvert
- * takes itself (see there); the global lock keeps shadow-utils out.
+ * takes itself (see there); the global lock keeps shadow-utils out, and a
+ * writer waiting for it writes the new, authoritative /etc/shadow.
  */
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ctl.h"
@@ -66,6 +77,51 @@ shadow_holds(struct ctl *c, const struct act *a)
 	return scheme(c, &why) == a->tcb;
 }
 
+#define WAITER_GRACE_MS	16000	/* > lckpwdf()'s 15 s */
+
+/* Is a process blocked waiting for a lock on the file of ST?  Matched by
+ * inode number only: an overlay reports another st_dev than /proc/locks,
+ * and a false match costs a delay, nothing else. */
+static int
+lock_waited_for(const struct stat *st)
+{
+	char line[256], *tok, *save;
+	unsigned int maj, min;
+	unsigned long ino;
+	int found = 0, n;
+	FILE *f = fopen("/proc/locks", "re");
+
+	if (!f)
+		return 0;
+	/* "1: -> POSIX  ADVISORY  WRITE 123 00:2d:4567 0 EOF" */
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " -> "))
+			continue;
+		for (tok = strtok_r(line, " \t\n", &save); tok;
+		    tok = strtok_r(NULL, " \t\n", &save))
+			if (sscanf(tok, "%x:%x:%lu%n", &maj, &min, &ino,
+			    &n) == 3 && tok[n] == '\0' && ino == st->st_ino)
+				found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Keep the lock while somebody waits for it (see the top comment). */
+static void
+outwait_waiters(int lockfd)
+{
+	struct timespec nap = { 0, 100 * 1000 * 1000 };
+	struct stat st;
+	int waited;
+
+	if (fstat(lockfd, &st) < 0)
+		return;
+	for (waited = 0; waited < WAITER_GRACE_MS && lock_waited_for(&st);
+	    waited += 100)
+		nanosleep(&nap, NULL);
+}
+
 int
 shadow_switch(struct ctl *c, int to_tcb)
 {
@@ -103,6 +159,8 @@ shadow_switch(struct ctl *c, int to_tcb)
 		rc = -1;
 	}
 	fsync(etcfd);
+	if (to_tcb && rc == 0)
+		outwait_waiters(lockfd);
 	close(lockfd);		/* only now may a waiting writer go on */
 	close(etcfd);
 	return rc;

@@ -292,5 +292,24 @@ t "pam_unix's change landed in /etc/tcb or it failed (exit $prc)" \
     test "$prc" != 0 -o "$new" != "$old"
 t "no /etc/shadow written after the switch" test ! -e "$R/etc/shadow"
 ctl passwd traditional >/dev/null 2>&1; ok $? "back to traditional"
+# The same with a shadow-utils writer (Debian's chage, as root): it waits
+# in lckpwdf() too, then opens /etc/shadow with O_CREAT.
+: > "$MK/hold"
+rm -f "$MK/tcb_convert.done"
+"$W/control" --root "$R" passwd tcb >"$T/hold2.out" 2>&1 &
+cpid=$!
+waitfile "$MK/tcb_convert.done"; ok $? "set-up: tcb_convert done, control kept waiting"
+in_ns "$R" /usr/bin/chage -M 77 daemon >"$T/chage.out" 2>&1
+crc=$?
+wait "$cpid"
+is "$?" 0 "passwd tcb succeeds"
+rm -f "$MK/hold"
+max=$(cut -d: -f5 "$R/etc/tcb/daemon/shadow")
+diag "shadow-utils chage: exit $crc ($(tr '\n' ' ' < "$T/chage.out" | head -c 200)), max $max"
+t "chage's change landed in /etc/tcb or it failed (exit $crc)" \
+    test "$crc" != 0 -o "$max" = 77
+t "no /etc/shadow written after the switch" test ! -e "$R/etc/shadow"
+rm -f "$R/etc/shadow" "$R/etc/shadow-"
+ctl passwd traditional >/dev/null 2>&1; ok $? "back to traditional"
 
 done_testing
