@@ -161,7 +161,7 @@ fi_parse_ulong(const char *s, unsigned long *v)
 	return errno || *end ? -1 : 0;
 }
 
-static void
+static __attribute__((noreturn)) void
 fi_bad(const char *var, const char *val)
 {
 	fi_puts(2, "faultinj: bad ");
@@ -201,19 +201,19 @@ fi_parse_only(const char *s)
 static void
 fi_parse_delay(const char *s)
 {
-	char *copy = strdup(s), *f[4], *p = copy;
+	char *copy = strdup(s), *f[4], *p;
 	size_t i, n;
 
-	for (n = 0; copy && n < 4; n++) {
-		f[n] = p;
-		p = n < 3 ? strchr(p, ':') : NULL;
-		if (n < 3 && !p)
-			break;
-		if (p)
-			*p++ = '\0';
-	}
-	if (!copy || n != 4)
+	if (!copy)
 		fi_bad("FAULT_DELAY", s);
+	f[0] = copy;
+	for (n = 1; n < 4; n++) {
+		p = strchr(f[n - 1], ':');
+		if (!p)
+			fi_bad("FAULT_DELAY", s);
+		*p = '\0';
+		f[n] = p + 1;
+	}
 	fd_when = !strcmp(f[0], "before") ? D_BEFORE :
 	    !strcmp(f[0], "after") ? D_AFTER : 0;
 	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++)
@@ -258,7 +258,7 @@ fi_delay(unsigned int family, int when, const char *path)
 static void
 fi_init(void)
 {
-	const char *at, *log, *en, *only, *owner;
+	const char *at, *log, *en, *only, *owner, *delay, *mark;
 	char buf[32], *pidstr;
 	unsigned long v;
 	size_t i;
@@ -291,10 +291,12 @@ fi_init(void)
 		fi_mask = fi_parse_only(only);
 	if (log && *log)
 		fi_log = strdup(log);
-	if (getenv("FAULT_DELAY") && *getenv("FAULT_DELAY")) {
-		fi_parse_delay(getenv("FAULT_DELAY"));
-		if (getenv("FAULT_DELAY_MARK"))
-			fd_mark = strdup(getenv("FAULT_DELAY_MARK"));
+	delay = getenv("FAULT_DELAY");
+	mark = getenv("FAULT_DELAY_MARK");
+	if (delay && *delay) {
+		fi_parse_delay(delay);
+		if (mark && *mark)
+			fd_mark = strdup(mark);
 	}
 	fi_active = (fi_at || fi_log);
 	pidstr = fi_utoa((unsigned long)fi_pid, buf + sizeof(buf));
