@@ -107,9 +107,16 @@ int owlet_open_dir(int dirfd, const char *name);
 /* A fresh directory stream on DIRFD (own file offset); NULL on error. */
 DIR *owlet_opendir_at(int dirfd);
 
-/* pwlock.c: the shadow-utils/glibc global lock (ETC/.pwd.lock), waiting up
- * to 15 s as lckpwdf(3) does.  Returns an fd to close to unlock. */
+/* pwlock.c: the shadow-utils/glibc global lock (ETC/.pwd.lock), an OFD
+ * lock, waiting up to 15 s as lckpwdf(3) does.  Returns an fd to close to
+ * unlock; EINVAL if the lock file is not a regular file. */
 int owlet_pwlock(int etcfd);
+/* Lock through FD, inherited from a caller holding ETC/.pwd.lock on it
+ * (checked: the same file); FD or -1 (EBADF: not that file). */
+int owlet_pwlock_inherit(int etcfd, int fd);
+/* An OFD lock of TYPE (F_RDLCK, F_WRLCK) on the whole of FD, polled up to
+ * MS ms; 0 or -1 (EAGAIN on time-out). */
+int owlet_lock_wait(int fd, short type, unsigned int ms);
 
 /* logindefs.c: the value of KEY in ETC/login.defs into VAL.  1 found, 0 not
  * set, -1 error (EINVAL: not one word or too long, *lineno set). */

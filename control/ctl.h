@@ -73,9 +73,10 @@ const char *ctl_group_name(struct ctl *c, gid_t gid, char *buf, size_t len);
  * named group or user does not exist (printed unless detecting: then the
  * value simply does not hold); -1 too long (printed). */
 int ctl_expand(struct ctl *c, const char *text, char *out, size_t len);
-/* Run BINDIR/PROG [--root ROOT] with an empty environment; its exit
- * status, or -1. */
-int ctl_run_tool(struct ctl *c, const char *prog);
+/* Run BINDIR/PROG [--root /proc/self/fd/ROOTFD] [--lock-fd LOCKFD] with
+ * an empty environment, the root passed as our open directory and LOCKFD
+ * (if >= 0) as our locked ETC/.pwd.lock; its exit status, or -1. */
+int ctl_run_tool(struct ctl *c, const char *prog, int lockfd);
 
 /* Each object kind: does the action hold (1/0, -1 error printed), and
  * apply it (0, -1 printed), recording undo entries first. */

@@ -288,25 +288,46 @@ toolong:
 	return -1;
 }
 
+/*
+ * The child gets the root as the directory we opened, not as a name: it is
+ * passed as an inherited descriptor and named /proc/self/fd/N, a link that
+ * resolves to that very directory whatever happens to its path meanwhile
+ * (with --root, a writable parent of the root could otherwise swap another
+ * tree in between our open and the child's).  LOCKFD, if >= 0, is our open
+ * ETC/.pwd.lock, handed over the same way (see shadow.c).
+ */
 int
-ctl_run_tool(struct ctl *c, const char *prog)
+ctl_run_tool(struct ctl *c, const char *prog, int lockfd)
 {
-	char path[PATH_MAX + 64];
-	char *argv[4], *envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	char path[PATH_MAX + 64], rootarg[32], lockarg[16];
+	char *argv[6], *envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL };
 	pid_t pid;
-	int status;
+	int status, n = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", c->bindir, prog);
-	argv[0] = (char *)prog;
-	argv[1] = c->root[0] ? "--root" : NULL;
-	argv[2] = c->root[0] ? (char *)c->root : NULL;
-	argv[3] = NULL;
+	snprintf(rootarg, sizeof(rootarg), "/proc/self/fd/%d", c->rootfd);
+	snprintf(lockarg, sizeof(lockarg), "%d", lockfd);
+	argv[n++] = (char *)prog;
+	if (c->root[0]) {
+		argv[n++] = "--root";
+		argv[n++] = rootarg;
+	}
+	if (lockfd >= 0) {
+		argv[n++] = "--lock-fd";
+		argv[n++] = lockarg;
+	}
+	argv[n] = NULL;
 	pid = fork();
 	if (pid < 0) {
 		warn("fork");
 		return -1;
 	}
 	if (pid == 0) {
+		if ((c->root[0] && fcntl(c->rootfd, F_SETFD, 0) < 0) ||
+		    (lockfd >= 0 && fcntl(lockfd, F_SETFD, 0) < 0)) {
+			warn("fcntl");
+			_exit(127);
+		}
 		execve(path, argv, envp);
 		warn("%s", path);
 		_exit(127);

@@ -11,6 +11,15 @@
  * classic fcntl locks conflict with each other, so we still exclude (and are
  * excluded by) Openwall builds of shadow-utils and pam_tcb.  The lock lives
  * in this thread's state (one lock at a time per thread).
+ *
+ * Once locked, the path must still lead to the file we locked: tcb_unconvert
+ * first removes group access to /etc/tcb, then takes and releases every
+ * user's lock while it copies that user's entry.  A writer that opened the
+ * lock file before that but locks only after tcb_unconvert passed its user
+ * would otherwise write a change that is never copied (and then removed
+ * with /etc/tcb).  The re-check by path fails for it (EACCES: the caller's
+ * fsuid is the user's, without group access), so it fails loudly instead.
+ * A lock file replaced meanwhile (ours then guards nothing) is retried.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -61,8 +70,8 @@ TCB_EXPORT int
 lckpwdf_tcb(const char *file)
 {
 	char path[PATH_MAX];
-	struct stat st;
-	int fd, e;
+	struct stat st, now;
+	int fd, e, tries = 0;
 
 	if (lock_fd >= 0) {
 		errno = EALREADY;
@@ -72,6 +81,7 @@ lckpwdf_tcb(const char *file)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
+again:
 	fd = open(path, O_CREAT | O_WRONLY | O_NOCTTY | O_NONBLOCK |
 	    O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -87,6 +97,17 @@ lckpwdf_tcb(const char *file)
 	if (wait_for_lock(fd) < 0) {
 		e = errno;
 		goto fail;
+	}
+	if (lstat(path, &now) < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+		close(fd);
+		if (++tries < 3)
+			goto again;
+		errno = EAGAIN;
+		return -1;
 	}
 	lock_fd = fd;
 	return 0;

@@ -49,7 +49,8 @@ struct conv {
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: tcb_convert [--root DIR] [--incremental]\n");
+	fprintf(stderr,
+	    "usage: tcb_convert [--root DIR] [--lock-fd N] [--incremental]\n");
 	exit(2);
 }
 
@@ -324,17 +325,19 @@ main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, 'R' },
+		{ "lock-fd", required_argument, NULL, 'L' },
 		{ "incremental", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct conv c = { .tcbfd = -1, .stagefd = -1 };
 	const char *root = NULL, *stage;
-	int stage_parent, ch, ok = 0;
+	int stage_parent, ch, ok = 0, lockfd = -1;
 
 	while ((ch = getopt_long(argc, argv, "R:ih", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'R': root = optarg; break;
+		case 'L': lockfd = tool_lock_fd(optarg); break;
 		case 'i': c.incremental = 1; break;
 		default: usage();
 		}
@@ -342,7 +345,7 @@ main(int argc, char **argv)
 	if (optind != argc)
 		usage();
 	tool_start();
-	if (tool_open(&c.t, root) < 0 || read_config(&c) < 0)
+	if (tool_open(&c.t, root, lockfd) < 0 || read_config(&c) < 0)
 		goto out;
 
 	if (c.incremental) {

@@ -3,16 +3,38 @@
  *
  * The new shadow file is written in passwd(5) order to a temp file, fsynced
  * and renamed over ETC/shadow (root:shadow 0640): the old file or the new
- * one, never neither.  /etc/tcb is only read, but during the run its group
- * access is removed so that the set-gid shadow tools cannot change a
- * password we already copied; the mode is restored on every way out,
- * including SIGINT/SIGTERM/SIGHUP/SIGQUIT (blocked and polled).
+ * one, never neither.  /etc/tcb is only read.
  *
- * The tcb files sit in directories their users own: each is opened
- * O_NOFOLLOW and must be a regular single-link file owned by that user,
- * holding exactly one valid line for that user.  A passwd user with
- * password "x" and no tcb entry, or a tcb entry with no passwd user, is
- * reported by name; without --force nothing is written.
+ * No password change may be lost: a change made while we run either lands
+ * in the new /etc/shadow or fails loudly.  The writers (pam_tcb and chage
+ * through owlet_edit_tcb, Debian's shadow-utils --with-tcb, tcb_chkpwd's
+ * stamp) all run with the user's fsuid, without CAP_DAC_OVERRIDE, and all
+ * take the user's lock through lckpwdf_tcb(), which opens
+ * /etc/tcb/USER/shadow.lock BY PATH and, once locked, checks that the path
+ * still reaches the file it locked (tcb/lib/lock.c).  So:
+ *  1. lock_out removes group access to /etc/tcb: from then on no writer can
+ *     open or re-check any path under it (a writer's open directory fd
+ *     does not help it: the lock must be taken by path and re-checked);
+ *  2. for each user, we take and release a read lock on the existing
+ *     USER/shadow.lock (never creating one) around reading the entry.  A
+ *     writer holding the lock is waited for and its result read; one that
+ *     locks later fails its re-check and reports an error; a missing lock
+ *     file means nobody holds one (creating it needs the path).
+ * A user who keeps their lock held (a stopped passwd) makes us fail after
+ * 15 s, naming the user: nothing is lost then either.
+ *
+ * On success /etc/tcb keeps its group access removed: it is now a stale
+ * copy, and giving writers back their way in would let a change land there
+ * instead of in /etc/shadow (control removes /etc/tcb next).  On every
+ * failure the mode is restored, including SIGINT/SIGTERM/SIGHUP/SIGQUIT
+ * (blocked and polled).
+ *
+ * The tcb files sit in directories their users own: the directory is
+ * opened O_NOFOLLOW, the lock file O_NOFOLLOW|O_NONBLOCK and must be a
+ * regular file, and the shadow file must be a regular single-link file
+ * owned by that user, holding exactly one valid line for that user.  A
+ * passwd user with password "x" and no tcb entry, or a tcb entry with no
+ * passwd user, is reported by name; without --force nothing is written.
  */
 #include <dirent.h>
 #include <err.h>
@@ -29,6 +51,8 @@
 #include "owlet.h"
 #include "tool.h"
 
+#define USER_LOCK_WAIT_MS	15000	/* as lckpwdf_tcb waits */
+
 struct unconv {
 	struct tool t;
 	int force;
@@ -43,8 +67,45 @@ struct unconv {
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: tcb_unconvert [--root DIR] [--force]\n");
+	fprintf(stderr,
+	    "usage: tcb_unconvert [--root DIR] [--lock-fd N] [--force]\n");
 	exit(2);
+}
+
+/* NAME's lock, held while we read (see the top comment): the fd to close,
+ * -2 when there is no lock file, -1 on error (printed). */
+static int
+lock_user(struct unconv *u, int dirfd, const char *name)
+{
+	char what[OWLET_NAME_MAX + 24];
+	struct stat st;
+	int fd;
+
+	snprintf(what, sizeof(what), "tcb/%s/shadow.lock", name);
+	fd = openat(dirfd, "shadow.lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return -2;
+		warn("%s", tool_path(&u->t, what));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		warnx("%s: not a regular file", tool_path(&u->t, what));
+		close(fd);
+		return -1;
+	}
+	if (owlet_lock_wait(fd, F_RDLCK, USER_LOCK_WAIT_MS) < 0) {
+		if (errno == EAGAIN)
+			warnx("%s: still locked after %d s (a password change "
+			    "of %s in progress?)", tool_path(&u->t, what),
+			    USER_LOCK_WAIT_MS / 1000, name);
+		else
+			warn("%s", tool_path(&u->t, what));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* Copy NAME's tcb line to the new shadow file; 1 copied, 0 absent, -1 bad. */
@@ -55,20 +116,30 @@ copy_entry(struct unconv *u, const char *name, uid_t uid)
 	size_t nlen = strlen(name), len;
 	struct stat st;
 	ssize_t n;
-	int fd, rc = -1;
+	int dirfd, lockfd, fd = -1, rc = -1;
 
 	snprintf(file, sizeof(file), "%s/shadow", name);
 	snprintf(what, sizeof(what), "tcb/%s", file);
-	fd = owlet_open_trusted(u->tcbfd, file, OWLET_TCB_FILE_MAX, &st);
-	if (fd < 0) {
+	dirfd = owlet_open_dir(u->tcbfd, name);
+	if (dirfd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 0;
-		if (errno == ELOOP || errno == EINVAL)
+		warn("%s/%s", tool_path(&u->t, "tcb"), name);
+		return -1;
+	}
+	lockfd = lock_user(u, dirfd, name);
+	if (lockfd == -1)
+		goto out;
+	fd = owlet_open_trusted(dirfd, "shadow", OWLET_TCB_FILE_MAX, &st);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			rc = 0;
+		else if (errno == ELOOP || errno == EINVAL)
 			warnx("%s: not a regular file with one link",
 			    tool_path(&u->t, what));
 		else
 			warn("%s", tool_path(&u->t, what));
-		return -1;
+		goto out;
 	}
 	if (st.st_uid != uid) {
 		warnx("%s: owned by uid %u, not by %s (uid %u)",
@@ -95,7 +166,11 @@ copy_entry(struct unconv *u, const char *name, uid_t uid)
 	rc = 1;
 out:
 	explicit_bzero(data, sizeof(data));
-	close(fd);
+	if (fd >= 0)
+		close(fd);
+	if (lockfd >= 0)
+		close(lockfd);	/* releases the lock: the entry is copied */
+	close(dirfd);
 	return rc;
 }
 
@@ -264,8 +339,9 @@ lock_out(struct unconv *u)
 }
 
 /*
- * Give /etc/tcb its mode back.  Failing here would leave password changes
- * impossible, so try twice, and make the failure the tool's exit status.
+ * Give /etc/tcb its mode back (failure only: see the top comment).  Failing
+ * here would leave password changes impossible, so try twice, and make the
+ * failure the tool's exit status.
  */
 static int
 unlock_out(struct unconv *u)
@@ -287,6 +363,7 @@ main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, 'R' },
+		{ "lock-fd", required_argument, NULL, 'L' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -295,11 +372,12 @@ main(int argc, char **argv)
 	const char *root = NULL;
 	unsigned long in_tcb;
 	gid_t shadow_gid;
-	int ch, rc, ok = 0, started = 0;
+	int ch, rc, ok = 0, started = 0, lockfd = -1;
 
 	while ((ch = getopt_long(argc, argv, "R:fh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'R': root = optarg; break;
+		case 'L': lockfd = tool_lock_fd(optarg); break;
 		case 'f': u.force = 1; break;
 		default: usage();
 		}
@@ -307,7 +385,7 @@ main(int argc, char **argv)
 	if (optind != argc)
 		usage();
 	tool_start();
-	if (tool_open(&u.t, root) < 0)
+	if (tool_open(&u.t, root, lockfd) < 0)
 		goto out;
 	switch (owlet_group_gid(u.t.etcfd, "shadow", &shadow_gid)) {
 	case 1:
@@ -363,7 +441,7 @@ out:
 	if (started)
 		owlet_replace_abort(&u.r);
 	explicit_bzero(u.w.buf, sizeof(u.w.buf));
-	if (unlock_out(&u) < 0)
+	if (!ok && unlock_out(&u) < 0)
 		ok = 0;
 	if (u.tcbfd >= 0)
 		close(u.tcbfd);

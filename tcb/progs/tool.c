@@ -60,7 +60,17 @@ tool_path(const struct tool *t, const char *etcrel)
 }
 
 int
-tool_open(struct tool *t, const char *root)
+tool_lock_fd(const char *arg)
+{
+	unsigned int v;
+
+	if (owlet_parse_id(arg, &v) < 0 || v < 3 || v > INT_MAX)
+		errx(2, "--lock-fd %s: not a file descriptor number", arg);
+	return (int)v;
+}
+
+int
+tool_open(struct tool *t, const char *root, int lockfd)
 {
 	size_t len;
 
@@ -84,9 +94,17 @@ tool_open(struct tool *t, const char *root)
 		warn("%s/etc", t->root);
 		return -1;
 	}
-	t->lockfd = owlet_pwlock(t->etcfd);
+	t->lockfd = lockfd >= 0 ? owlet_pwlock_inherit(t->etcfd, lockfd) :
+	    owlet_pwlock(t->etcfd);
 	if (t->lockfd < 0) {
-		warn("cannot lock %s", tool_path(t, ".pwd.lock"));
+		if (errno == EINVAL)
+			warnx("cannot lock %s: not a regular file",
+			    tool_path(t, ".pwd.lock"));
+		else if (errno == EBADF)
+			warnx("--lock-fd %d: not an open, writable %s", lockfd,
+			    tool_path(t, ".pwd.lock"));
+		else
+			warn("cannot lock %s", tool_path(t, ".pwd.lock"));
 		return -1;
 	}
 	return 0;

@@ -20,8 +20,13 @@ struct tool {
  * signals that would kill us midway (checked with tool_interrupted). */
 void tool_start(void);
 int tool_interrupted(void);
-/* Open ROOT and ROOT/etc, take the password-file lock; 0 or -1 (printed). */
-int tool_open(struct tool *t, const char *root);
+/* Open ROOT and ROOT/etc, take the password-file lock ETC/.pwd.lock, or,
+ * if LOCKFD >= 0, take it over from the caller through that inherited
+ * descriptor (control holds it across the conversion and the switch that
+ * follows: see control/shadow.c); 0 or -1 (printed). */
+int tool_open(struct tool *t, const char *root, int lockfd);
+/* The argument of --lock-fd, or exit 2. */
+int tool_lock_fd(const char *arg);
 void tool_close(struct tool *t);
 /* A path for messages: "/etc/shadow", or "DIR/etc/shadow" with --root. */
 const char *tool_path(const struct tool *t, const char *etcrel);

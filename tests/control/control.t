@@ -235,4 +235,92 @@ seq=$(grep -E 'fch(mod|own)\([0-9]+, (0[0-7]+|0, 42)\)' "$T/trace" | grep -v 060
 like "$seq" "fchmod 0711;fchown 0, 42;fchmod 02711;" "4755 root:root -> 0711 -> chown root:shadow -> 2711 (never 2711 root:root)"
 fi
 
+# --- conversions: control hands tcb_convert/tcb_unconvert the root it opened
+# and the ETC/.pwd.lock lock it holds (issue 15).  A copy of control whose
+# directory holds wrapper scripts for the two tools (control runs them from
+# its own directory): they record their arguments, can swap the root's path
+# just before the real tool runs, and can keep control waiting after it.
+PROBE=$B/tests/bin/pamprobe
+[ -x "$PROBE" ] || make -s -C "$TOP" B="$B" "$PROBE" >/dev/null 2>&1
+W=$T/cbin MK=$T/mk
+mkdir -p "$W" "$MK"
+cp "$B/sbin/control" "$W/control"
+for tool in tcb_convert tcb_unconvert; do
+	cat > "$W/$tool" <<EOF
+#!/bin/sh
+echo "\$*" > $MK/$tool.args
+[ ! -e $MK/swap ] || ln -sfn $T/decoy $T/link
+$B/sbin/$tool "\$@"; rc=\$?
+: > $MK/$tool.done
+[ ! -e $MK/hold ] || sleep 2
+exit \$rc
+EOF
+	chmod 0755 "$W/$tool"
+done
+waitfile() {
+	_i=0
+	while [ ! -e "$1" ] && [ "$_i" -lt 1000 ]; do sleep 0.01; _i=$((_i + 1)); done
+	[ -e "$1" ]
+}
+ctl passwd traditional >/dev/null 2>&1
+
+# The root's path is swapped (a symlink re-pointed; a writable parent of
+# the root allows the same with directories) after control opened it.
+mkroot "$T/decoy" 2
+cp -a "$T/decoy/etc" "$T/decoy.etc"
+ln -sfn "$R" "$T/link"
+: > "$MK/swap"
+"$W/control" --root "$T/link" passwd tcb >"$T/swap.out" 2>&1
+is "$?" 0 "passwd tcb while the root's path is swapped under the tool"
+rm -f "$MK/swap"
+like "$(cat "$MK/tcb_convert.args")" "^--root /proc/self/fd/[0-9]+ --lock-fd [0-9]+$" \
+    "the tool gets control's open root and its lock as descriptors"
+t "the tool converted the root control opened" test -d "$R/etc/tcb" -a ! -e "$R/etc/shadow"
+diff -r "$T/decoy.etc" "$T/decoy/etc" >/dev/null
+ok $? "the tree swapped in is untouched"
+ctl passwd traditional >/dev/null 2>&1
+
+# To tcb: a pam_unix password change (Debian's module, as root) that waits
+# for .pwd.lock while tcb_convert has run but /etc/shadow is not yet gone
+# must not land in the deleted /etc/shadow with success.
+mkdir -p "$T/pamconf"
+echo 'password required pam_unix.so' > "$T/pamconf/chpw"
+: > "$MK/hold"
+rm -f "$MK/tcb_convert.done"
+"$W/control" --root "$R" passwd tcb >"$T/hold.out" 2>&1 &
+cpid=$!
+waitfile "$MK/tcb_convert.done"; ok $? "set-up: tcb_convert done, control kept waiting"
+old=$(cut -d: -f2 "$R/etc/tcb/daemon/shadow")
+in_ns "$R" "$PROBE" -d "$T/pamconf" chpw daemon chauthtok 'N3w-pass.w0rd' \
+    >"$T/probe.out" 2>&1
+prc=$?
+wait "$cpid"
+is "$?" 0 "passwd tcb succeeds"
+rm -f "$MK/hold"
+new=$(cut -d: -f2 "$R/etc/tcb/daemon/shadow")
+diag "pam_unix: exit $prc ($(tr '\n' ' ' < "$T/probe.out" | head -c 200))"
+t "pam_unix's change landed in /etc/tcb or it failed (exit $prc)" \
+    test "$prc" != 0 -o "$new" != "$old"
+t "no /etc/shadow written after the switch" test ! -e "$R/etc/shadow"
+ctl passwd traditional >/dev/null 2>&1; ok $? "back to traditional"
+# The same with a shadow-utils writer (Debian's chage, as root): it waits
+# in lckpwdf() too, then opens /etc/shadow with O_CREAT.
+: > "$MK/hold"
+rm -f "$MK/tcb_convert.done"
+"$W/control" --root "$R" passwd tcb >"$T/hold2.out" 2>&1 &
+cpid=$!
+waitfile "$MK/tcb_convert.done"; ok $? "set-up: tcb_convert done, control kept waiting"
+in_ns "$R" /usr/bin/chage -M 77 daemon >"$T/chage.out" 2>&1
+crc=$?
+wait "$cpid"
+is "$?" 0 "passwd tcb succeeds"
+rm -f "$MK/hold"
+max=$(cut -d: -f5 "$R/etc/tcb/daemon/shadow")
+diag "shadow-utils chage: exit $crc ($(tr '\n' ' ' < "$T/chage.out" | head -c 200)), max $max"
+t "chage's change landed in /etc/tcb or it failed (exit $crc)" \
+    test "$crc" != 0 -o "$max" = 77
+t "no /etc/shadow written after the switch" test ! -e "$R/etc/shadow"
+rm -f "$R/etc/shadow" "$R/etc/shadow-"
+ctl passwd traditional >/dev/null 2>&1; ok $? "back to traditional"
+
 done_testing

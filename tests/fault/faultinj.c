@@ -27,6 +27,17 @@
  *   faultinj: failing NAME #N [path]
  * unlink, unlinkat, rmdir and close are never wrapped: cleanup must run.
  *
+ * Slowing one call down instead (races with other processes), independent
+ * of FAULT_AT:
+ *   FAULT_DELAY=WHEN:FAMILY:MS:SUFFIX  the first call of FAMILY whose path
+ *                    (for renames: the target) ends with SUFFIX sleeps MS
+ *                    milliseconds, "before" a rename or "after" an open
+ *                    (the only two hooks: before:rename, after:open).
+ *   FAULT_DELAY_MARK=path  created when that sleep starts, so that a test
+ *                    knows the process is there (with the fs ids the
+ *                    process has then: a tcb writer's are the user's).
+ * Same one-process rule as above.
+ *
  * Built without _FORTIFY_SOURCE (we define open() itself) and without
  * sanitizers; the real functions are found with dlsym(RTLD_NEXT).  While
  * dlsym itself runs (it may allocate, and a malloc hook could open files)
@@ -41,6 +52,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -101,6 +113,13 @@ static unsigned long fi_count;
  * when it calls mkdir() from its own initialisation (log_path), its
  * interceptor has no real function to call yet. */
 static __thread int fi_in_dlsym __attribute__((tls_model("initial-exec")));
+/* FAULT_DELAY */
+enum { D_BEFORE = 1, D_AFTER = 2 };
+static int fd_when;		/* 0: no delay */
+static unsigned int fd_family;
+static unsigned long fd_ms;
+static char *fd_suffix, *fd_mark;
+static int fd_done;
 
 /* Output without going through our own wrappers or stdio. */
 static void
@@ -142,7 +161,7 @@ fi_parse_ulong(const char *s, unsigned long *v)
 	return errno || *end ? -1 : 0;
 }
 
-static void
+static __attribute__((noreturn)) void
 fi_bad(const char *var, const char *val)
 {
 	fi_puts(2, "faultinj: bad ");
@@ -178,10 +197,68 @@ fi_parse_only(const char *s)
 	return mask;
 }
 
+/* FAULT_DELAY=WHEN:FAMILY:MS:SUFFIX */
+static void
+fi_parse_delay(const char *s)
+{
+	char *copy = strdup(s), *f[4], *p;
+	size_t i, n;
+
+	if (!copy)
+		fi_bad("FAULT_DELAY", s);
+	f[0] = copy;
+	for (n = 1; n < 4; n++) {
+		p = strchr(f[n - 1], ':');
+		if (!p)
+			fi_bad("FAULT_DELAY", s);
+		*p = '\0';
+		f[n] = p + 1;
+	}
+	fd_when = !strcmp(f[0], "before") ? D_BEFORE :
+	    !strcmp(f[0], "after") ? D_AFTER : 0;
+	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		if (!strcmp(families[i].name, f[1]))
+			fd_family = families[i].bit;
+	if (!((fd_when == D_AFTER && fd_family == F_OPEN) ||
+	    (fd_when == D_BEFORE && fd_family == F_RENAME)) ||
+	    fi_parse_ulong(f[2], &fd_ms) < 0)
+		fi_bad("FAULT_DELAY", s);
+	fd_suffix = f[3];
+}
+
+/* Sleep if this call is the one FAULT_DELAY names. */
+static void
+fi_delay(unsigned int family, int when, const char *path)
+{
+	size_t plen, slen;
+	struct timespec ts;
+	int fd;
+
+	if (fi_state != 2 || fd_when != when || !(fd_family & family) ||
+	    !path || getpid() != fi_pid)
+		return;
+	plen = strlen(path);
+	slen = strlen(fd_suffix);
+	if (plen < slen || strcmp(path + plen - slen, fd_suffix) != 0)
+		return;
+	if (__atomic_exchange_n(&fd_done, 1, __ATOMIC_SEQ_CST))
+		return;
+	if (fd_mark) {
+		fd = (int)syscall(SYS_openat, AT_FDCWD, fd_mark, O_WRONLY |
+		    O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+		if (fd >= 0)
+			syscall(SYS_close, fd);
+	}
+	ts.tv_sec = (time_t)(fd_ms / 1000);
+	ts.tv_nsec = (long)(fd_ms % 1000) * 1000000;
+	while (syscall(SYS_nanosleep, &ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
 static void
 fi_init(void)
 {
-	const char *at, *log, *en, *only, *owner;
+	const char *at, *log, *en, *only, *owner, *delay, *mark;
 	char buf[32], *pidstr;
 	unsigned long v;
 	size_t i;
@@ -214,14 +291,22 @@ fi_init(void)
 		fi_mask = fi_parse_only(only);
 	if (log && *log)
 		fi_log = strdup(log);
+	delay = getenv("FAULT_DELAY");
+	mark = getenv("FAULT_DELAY_MARK");
+	if (delay && *delay) {
+		fi_parse_delay(delay);
+		if (mark && *mark)
+			fd_mark = strdup(mark);
+	}
 	fi_active = (fi_at || fi_log);
 	pidstr = fi_utoa((unsigned long)fi_pid, buf + sizeof(buf));
-	if (fi_active && owner && strcmp(owner, pidstr) != 0) {
+	if ((fi_active || fd_when) && owner && strcmp(owner, pidstr) != 0) {
 		/* Exec'd by the process under test: stay passive. */
 		fi_active = 0;
+		fd_when = 0;
 		free(fi_log);
 		fi_log = NULL;
-	} else if (fi_active) {
+	} else if (fi_active || fd_when) {
 		setenv("FAULTINJ_PID", pidstr, 1);
 	}
 	fi_state = 2;
@@ -338,6 +423,7 @@ EXPORT int \
 fn(const char *path, int flags, ...) \
 { \
 	mode_t mode = 0; \
+	int fd; \
 	if (open_needs_mode(flags)) { \
 		va_list ap; \
 		va_start(ap, flags); \
@@ -349,7 +435,9 @@ fn(const char *path, int flags, ...) \
 	if (fi_fail(F_OPEN, #fn, path)) \
 		return -1; \
 	REAL(fn, open_fn); \
-	return real_##fn(path, flags, mode); \
+	fd = real_##fn(path, flags, mode); \
+	fi_delay(F_OPEN, D_AFTER, path); \
+	return fd; \
 }
 
 #define OPENAT_WRAPPER(fn) \
@@ -357,6 +445,7 @@ EXPORT int \
 fn(int dirfd, const char *path, int flags, ...) \
 { \
 	mode_t mode = 0; \
+	int fd; \
 	if (open_needs_mode(flags)) { \
 		va_list ap; \
 		va_start(ap, flags); \
@@ -368,7 +457,9 @@ fn(int dirfd, const char *path, int flags, ...) \
 	if (fi_fail(F_OPEN, #fn, path)) \
 		return -1; \
 	REAL(fn, openat_fn); \
-	return real_##fn(dirfd, path, flags, mode); \
+	fd = real_##fn(dirfd, path, flags, mode); \
+	fi_delay(F_OPEN, D_AFTER, path); \
+	return fd; \
 }
 
 #define OPEN2_WRAPPER(fn) \
@@ -483,6 +574,7 @@ rename(const char *from, const char *to)
 	if (fi_in_dlsym)
 		return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD,
 		    to, 0);
+	fi_delay(F_RENAME, D_BEFORE, to);
 	if (fi_fail(F_RENAME, "rename", to))
 		return -1;
 	REAL(rename, rename_fn);
@@ -494,6 +586,7 @@ renameat(int fromfd, const char *from, int tofd, const char *to)
 {
 	if (fi_in_dlsym)
 		return (int)syscall(SYS_renameat2, fromfd, from, tofd, to, 0);
+	fi_delay(F_RENAME, D_BEFORE, to);
 	if (fi_fail(F_RENAME, "renameat", to))
 		return -1;
 	REAL(renameat, renameat_fn);
@@ -507,6 +600,7 @@ renameat2(int fromfd, const char *from, int tofd, const char *to,
 	if (fi_in_dlsym)
 		return (int)syscall(SYS_renameat2, fromfd, from, tofd, to,
 		    flags);
+	fi_delay(F_RENAME, D_BEFORE, to);
 	if (fi_fail(F_RENAME, "renameat2", to))
 		return -1;
 	REAL(renameat2, renameat2_fn);

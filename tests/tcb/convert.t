@@ -56,7 +56,10 @@ rm "$R/etc/shadow"
 $UNCONV --root "$R"; ok $? "unconvert"
 cmp -s "$T/shadow.orig" "$R/etc/shadow"; ok $? "round trip is byte-identical"
 is "$(stat -c '%a %U %G' "$R/etc/shadow")" "640 root shadow" "/etc/shadow root:shadow 0640"
-is "$(stat -c '%a' "$R/etc/tcb")" 710 "/etc/tcb mode restored after unconvert"
+# Success leaves /etc/tcb without group access (a stale copy now: no writer
+# may land a change there); a failed run restores it (tests/tcb/fault.t).
+is "$(stat -c '%a' "$R/etc/tcb")" 700 "/etc/tcb stays 0700 after a successful unconvert"
+chmod 710 "$R/etc/tcb"
 
 # TCB_AUTH_GROUP no: USER:shadow 2700 / 0600.
 R2=$T/r2
@@ -170,5 +173,29 @@ rm "$r/etc/shadow"
 rss=$(/usr/bin/time -f %M $UNCONV --root "$r" 2>&1 >/dev/null | tail -1)
 ok $(( rss < 65536 ? 0 : 1 )) "unconvert of 20,000 users in ${rss} KiB (< 64 MiB)"
 is "$(wc -l < "$r/etc/shadow")" 20003 "unconvert wrote every entry"
+
+# A hostile root: a FIFO as ETC/.pwd.lock must not hang root's tools (an
+# O_WRONLY open of a FIFO waits for a reader); one line, exit 1, at once.
+r=$T/fifo; mkroot "$r" 2; mkfifo "$r/etc/.pwd.lock"
+for tool in "$CONV" "$UNCONV"; do
+	t0=$(date +%s%N)
+	out=$(timeout -k 1 5 "$tool" --root "$r" 2>&1); rc=$?
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	is "$rc" 1 "${tool##*/}: FIFO .pwd.lock: exit 1 (not a hang: $ms ms)"
+	is "$out" "${tool##*/}: cannot lock $r/etc/.pwd.lock: not a regular file" \
+	    "${tool##*/}: one line naming the lock file"
+done
+t "FIFO left as it was" test -p "$r/etc/.pwd.lock"
+
+# --lock-fd: the tool takes the lock through an inherited descriptor of
+# ETC/.pwd.lock (control's hand-over), refusing any other file.
+r=$T/lockfd; mkroot "$r" 2; : > "$r/etc/.pwd.lock"
+out=$($CONV --root "$r" --lock-fd 3 2>&1 3>"$r/etc/passwd-"); rc=$?
+is "$rc:$out" "1:tcb_convert: --lock-fd 3: not an open, writable $r/etc/.pwd.lock" \
+    "--lock-fd naming another file is refused"
+t "nothing converted" test ! -e "$r/etc/tcb"
+$CONV --root "$r" --lock-fd 3 3>>"$r/etc/.pwd.lock"; ok $? "--lock-fd on ETC/.pwd.lock converts"
+is "$($CONV --root "$r" --lock-fd x 2>&1; echo $?)" "tcb_convert: --lock-fd x: not a file descriptor number
+2" "--lock-fd x: usage error"
 
 done_testing

@@ -185,8 +185,8 @@ cmp -s "$R2/etc/shadow" "$P1/etc/shadow"
 ok $? "tcb_unconvert: shadow rebuilt in passwd order from tcb"
 is "$(stat -c '%u:%g %a' "$R2/etc/shadow" 2>&1)" "0:42 640" \
     "tcb_unconvert: shadow is root:shadow 0640"
-is "$(stat -c '%a' "$R2/etc/tcb" 2>&1)" "710" \
-    "tcb_unconvert: /etc/tcb mode back to 0710"
+is "$(stat -c '%a' "$R2/etc/tcb" 2>&1)" "700" \
+    "tcb_unconvert: /etc/tcb left 0700 on success (restored only on failure)"
 
 fault_loop tcb_unconvert "$UNCONVERT" "$P2"
 
