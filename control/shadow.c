@@ -51,7 +51,8 @@ shadow_holds(struct ctl *c, const struct act *a)
 	return scheme(c, &why) == a->tcb;
 }
 
-int
+/* Convert to tcb (1) or back to /etc/shadow (0); records no undo. */
+static int
 shadow_switch(struct ctl *c, int to_tcb)
 {
 	int etcfd, rc;
@@ -82,6 +83,13 @@ shadow_switch(struct ctl *c, int to_tcb)
 	return rc;
 }
 
+/* Undo: back to the scheme in the record's flag (1 tcb, 0 shadow). */
+static int
+revert_switch(struct ctl *c, const struct undo_rec *r)
+{
+	return shadow_switch(c, r->flag);
+}
+
 int
 shadow_apply(struct ctl *c, const struct act *a)
 {
@@ -94,7 +102,8 @@ shadow_apply(struct ctl *c, const struct act *a)
 	}
 	if (now == a->tcb)
 		return 0;
-	if (undo_shadow(c, now) < 0)
+	if (undo_push(c, revert_switch, "password scheme", NULL, NULL, 0,
+	    NULL, now) < 0)
 		return -1;
 	return shadow_switch(c, a->tcb);
 }
