@@ -26,6 +26,7 @@ all:
 
 include common/common.mk
 include tcb/lib/lib.mk
+include tcb/edit/edit.mk
 include tcb/nss/nss.mk
 include tcb/pam/pam.mk
 include tcb/pam/conf.mk

@@ -271,28 +271,4 @@ struct owlet_edit {
 int owlet_edit_file(int dirfd, const char *file, off_t max, uid_t owner,
     const char *name, const struct owlet_edit *ed);
 
-/* Which step failed (for callers that map failures to their own codes). */
-enum owlet_edit_step {
-	OWLET_EDIT_DONE,	/* nothing failed */
-	OWLET_EDIT_NOMEM,	/* no memory for the saved group list */
-	OWLET_EDIT_NOTROOT,	/* /etc files need euid 0 */
-	OWLET_EDIT_DROP,	/* tcb_drop_priv_r (or a bad name) */
-	OWLET_EDIT_OPEN,	/* the directory (/etc/tcb/NAME or /etc) */
-	OWLET_EDIT_LOCK,	/* lckpwdf_tcb or lckpwdf */
-	OWLET_EDIT_WRITE	/* owlet_edit_file */
-};
-struct owlet_edit_status {
-	enum owlet_edit_step failed;
-	int err;		/* errno of the failed step */
-	int regain_err;		/* tcb_gain_priv_r failed: its errno, else 0 */
-};
-/* NAME's tcb file: drop to the user's fs IDs, lock /etc/tcb/NAME/shadow,
- * edit (OWNER as for owlet_edit_file), unlock, regain.  Needs libtcb.
- * 0, or -1 with *ST saying what failed. */
-int owlet_edit_tcb(const char *name, uid_t owner, const struct owlet_edit *ed,
-    struct owlet_edit_status *st);
-/* /etc/FILE under lckpwdf(3); euid 0 only.  0, or -1 with *ST set. */
-int owlet_edit_etc(const char *file, const char *name,
-    const struct owlet_edit *ed, struct owlet_edit_status *st);
-
 #endif

@@ -11,8 +11,9 @@
  * complete new one.
  *
  * The locked, privilege-dropped wrappers for tcb and /etc files are in
- * shadowlock.c, so that programs editing files they have opened
- * themselves (owlet-setup) do not link libtcb.
+ * tcb/edit/shadowlock.c (they need libtcb, which common/ never does), so
+ * that programs editing files they have opened themselves (owlet-setup)
+ * do not link libtcb.
  *
  * Threat model for tcb: the user owns /etc/tcb/USER and so controls what
  * sits there; the file is opened without following a symlink and must be a
@@ -22,8 +23,8 @@
  * make the change fail, never make root write elsewhere.  The lock is the
  * user's own (lckpwdf_tcb), so no other user waits.
  *
- * /etc/shadow and /etc/passwd: the same replacement under glibc's global
- * lckpwdf(); root only.
+ * /etc/shadow and /etc/passwd: the same replacement under the global
+ * /etc/.pwd.lock (owlet_pwlock); root only.
  */
 #include <errno.h>
 #include <fcntl.h>

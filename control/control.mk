@@ -13,9 +13,7 @@ $(B)/control/apt-hook.conf: control/apt-hook.conf
 	sed 's|/usr/sbin/control|$(SBINDIR)/control|g' $< > $@
 
 $(CONTROL): $(CONTROL_OBJ) $(COMMON_A)
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $(CONTROL_OBJ) $(COMMON_A) -lcap
+	$(call link,$(CONTROL_OBJ) $(COMMON_A) -lcap,$(PIE))
 
 install: install-control
 install-control: $(CONTROL)

@@ -93,22 +93,33 @@ int shadow_apply(struct ctl *c, const struct act *a);
 int group_holds(struct ctl *c, const struct act *a);
 int group_apply(struct ctl *c, const struct act *a);
 
-/* undo.c: before changing an object, record how to put it back. */
-int undo_attrs(struct ctl *c, const char *path, int fd,
-    const struct stat *st);
+/* undo.c: the undo log of one switch.  Before changing an object, the
+ * module that changes it pushes a record of the old state together with
+ * its own function that puts it back; undo.c stores the records and, on
+ * rollback, calls those functions newest first.  It calls no module
+ * itself, so the dependencies run one way: modules -> undo. */
+struct undo_rec {
+	char path[FAC_PATH_MAX + 1];	/* object, or sysctl key */
+	struct stat st;			/* the old attributes, if given */
+	char *data;			/* copy of DATA plus a NUL, or NULL */
+	size_t len;
+	int flag;			/* the module's own */
+};
+/* Put back what R describes: 0, or -1 with errno. */
+typedef int undo_revert_fn(struct ctl *c, const struct undo_rec *r);
+/* Record R (PATH, DATA/LEN copied, ST and FLAG) with its REVERT.  WHAT
+ * names the object in the rollback failure message; NULL: PATH under the
+ * root.  0, or -1 (printed). */
+int undo_push(struct ctl *c, undo_revert_fn *revert, const char *what,
+    const char *path, const void *data, size_t len, const struct stat *st,
+    int flag);
+/* A file's whole content, put back by undo itself (text.c and
+ * statoverride.c): data NULL: did not exist (removed on rollback). */
 int undo_content(struct ctl *c, const char *path, const char *data,
-    size_t len, const struct stat *st);	/* data NULL: did not exist */
-int undo_shadow(struct ctl *c, int was_tcb);
-int undo_live_sysctl(struct ctl *c, const char *key, const char *value);
+    size_t len, const struct stat *st);
 /* Put back everything recorded, newest first; 0 if all went back. */
 int undo_rollback(struct ctl *c);
 void undo_forget(struct ctl *c);
-
-/* file.c, used by undo too: move the object on FD from ST to the target
- * in a privilege-monotone order; CAPS is raw security.capability xattr
- * data (NULL/0: none) or, if CAPTEXT is set, the text form. */
-int file_transition(int fd, const struct stat *st, mode_t mode, uid_t uid,
-    gid_t gid, const char *captext, const void *caps, size_t caplen);
 
 /* text.c, shared by lines, sysctls and PAM stacks. */
 /* ROOT/PATH into *DATA: 0, 1 missing, -1 error (printed). */
@@ -125,11 +136,6 @@ int text_lines_hold(struct ctl *c, const struct act *a, const char *path,
 /* Set the lines of PATH containing WORD to WANT (NULL: none active). */
 int text_set_lines(struct ctl *c, const char *path, const char *word,
     const char *want);
-
-/* shadow.c: convert to tcb (1) or back to /etc/shadow (0), no undo. */
-int shadow_switch(struct ctl *c, int to_tcb);
-/* sysctl.c: write VALUE to /proc/sys/KEY. */
-int sysctl_write_live(const char *key, const char *value);
 
 /* engine.c */
 /* The current state of F: a state name, or NULL for unknown.  *ERR set

@@ -140,7 +140,10 @@ file_holds(struct ctl *c, const struct act *a)
 	return rc;
 }
 
-int
+/* Move the object on FD from ST to the target in a privilege-monotone
+ * order (above); CAPS is raw security.capability xattr data (NULL/0:
+ * none) or, if CAPTEXT is set, the text form. */
+static int
 file_transition(int fd, const struct stat *st, mode_t mode, uid_t uid,
     gid_t gid, const char *captext, const void *caps, size_t caplen)
 {
@@ -177,6 +180,49 @@ out:
 	return rc;
 }
 
+/* Undo: the same object (type and inode) back to the recorded owner,
+ * mode and capabilities, through the same transition. */
+static int
+revert_attrs(struct ctl *c, const struct undo_rec *r)
+{
+	const char *base;
+	struct stat st;
+	int dfd, fd, rc = -1;
+
+	dfd = ctl_open_parent(c, r->path, &base);
+	if (dfd < 0)
+		return -1;
+	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC | O_NOCTTY);
+	close(dfd);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) ==
+	    (r->st.st_mode & S_IFMT) && st.st_ino == r->st.st_ino)
+		rc = file_transition(fd, &st, r->st.st_mode & 07777,
+		    r->st.st_uid, r->st.st_gid, NULL, r->data, r->len);
+	else
+		errno = ESTALE;
+	close(fd);
+	return rc;
+}
+
+/* Record the object on FD (at PATH, attributes ST) for revert_attrs. */
+static int
+record_attrs(struct ctl *c, const char *path, int fd, const struct stat *st)
+{
+	char caps[256];
+	ssize_t n;
+
+	n = fgetxattr(fd, XATTR_CAPS, caps, sizeof(caps));
+	if (n < 0 && errno != ENODATA && errno != ENOTSUP) {
+		warn("%s: cannot read capabilities", ctl_path(c, path));
+		return -1;
+	}
+	return undo_push(c, revert_attrs, NULL, path, n > 0 ? caps : NULL,
+	    n > 0 ? (size_t)n : 0, st, 0);
+}
+
 int
 file_apply(struct ctl *c, const struct act *a)
 {
@@ -191,7 +237,7 @@ file_apply(struct ctl *c, const struct act *a)
 		return -1;
 	}
 	if (target_ids(c, a, &uid, &gid) < 0 ||
-	    undo_attrs(c, a->path, fd, &st) < 0) {
+	    record_attrs(c, a->path, fd, &st) < 0) {
 		close(fd);
 		return -1;
 	}

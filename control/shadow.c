@@ -122,7 +122,8 @@ outwait_waiters(int lockfd)
 		nanosleep(&nap, NULL);
 }
 
-int
+/* Convert to tcb (1) or back to /etc/shadow (0); records no undo. */
+static int
 shadow_switch(struct ctl *c, int to_tcb)
 {
 	int etcfd, lockfd, rc;
@@ -166,6 +167,13 @@ shadow_switch(struct ctl *c, int to_tcb)
 	return rc;
 }
 
+/* Undo: back to the scheme in the record's flag (1 tcb, 0 shadow). */
+static int
+revert_switch(struct ctl *c, const struct undo_rec *r)
+{
+	return shadow_switch(c, r->flag);
+}
+
 int
 shadow_apply(struct ctl *c, const struct act *a)
 {
@@ -178,7 +186,8 @@ shadow_apply(struct ctl *c, const struct act *a)
 	}
 	if (now == a->tcb)
 		return 0;
-	if (undo_shadow(c, now) < 0)
+	if (undo_push(c, revert_switch, "password scheme", NULL, NULL, 0,
+	    NULL, now) < 0)
 		return -1;
 	return shadow_switch(c, a->tcb);
 }

@@ -61,7 +61,8 @@ read_live(const char *key, char *out, size_t len)
 	return 0;
 }
 
-int
+/* Write VALUE to /proc/sys/KEY. */
+static int
 sysctl_write_live(const char *key, const char *value)
 {
 	char path[256];
@@ -75,6 +76,13 @@ sysctl_write_live(const char *key, const char *value)
 	if (close(fd) < 0)
 		rc = -1;
 	return rc;
+}
+
+/* Undo: the recorded live value back to /proc/sys/KEY. */
+static int
+revert_live(struct ctl *c, const struct undo_rec *r)
+{
+	return sysctl_write_live(r->path, r->data);
 }
 
 /* A copy of A whose values are the whole "KEY = VALUE" lines. */
@@ -147,7 +155,8 @@ sysctl_apply(struct ctl *c, const struct act *a)
 	if (!c->live || !a->alt[0])
 		return 0;
 	if (read_live(a->path, old, sizeof(old)) < 0 ||
-	    undo_live_sysctl(c, a->path, old) < 0 ||
+	    undo_push(c, revert_live, NULL, a->path, old, strlen(old), NULL,
+	    0) < 0 ||
 	    sysctl_write_live(a->path, value) < 0) {
 		warn("/proc/sys: cannot set %s = %s", a->path, value);
 		return -1;

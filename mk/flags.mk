@@ -2,7 +2,11 @@
 # ASan+UBSan instead of fortification (the two do not mix).
 WARN     := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wno-unused-parameter -Werror
-CPPFLAGS += -D_GNU_SOURCE -Iinclude -Icommon -Itcb/lib
+# -Icommon (owlet.h) is the only include path every component needs; each
+# fragment adds the others to its own objects (target-specific CPPFLAGS on
+# the objects, never on a program, whose prerequisites would inherit them:
+# common/ must build without tcb/lib on its path).
+CPPFLAGS += -D_GNU_SOURCE -Icommon
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 $(WARN) -fPIC -fvisibility=hidden \
             -fstack-protector-strong -fstack-clash-protection -fcf-protection
@@ -36,3 +40,15 @@ else
 CPPFLAGS += -D_FORTIFY_SOURCE=3
 PIE      := -pie
 endif
+
+# The link recipe of every program and shared object:
+#   $(call link,OBJECTS AND LIBRARIES,FLAGS)
+# FLAGS: $(PIE) for a program; -shared, the soname and the version script
+# for a shared object.  Use it as a whole recipe line.
+# $(,) is a comma inside such an argument.
+, := ,
+define link
+@mkdir -p $(@D)
+@$(if $(Q),echo "  LD      $@")
+$(Q)$(CC) $(CFLAGS) $(2) $(LDFLAGS) -o $@ $(1)
+endef

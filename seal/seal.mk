@@ -4,10 +4,7 @@ SEAL     := $(B)/bin/seal
 all: $(SEAL)
 
 $(SEAL): $(SEAL_OBJ) $(COMMON_A)
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $(SEAL_OBJ) $(COMMON_A) \
-	  -lcrypto -lsodium -lpthread
+	$(call link,$(SEAL_OBJ) $(COMMON_A) -lcrypto -lsodium -lpthread,$(PIE))
 
 install: install-seal
 install-seal: $(SEAL)

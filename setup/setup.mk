@@ -5,10 +5,7 @@ SETUP     := $(B)/sbin/owlet-setup
 all: $(SETUP)
 
 $(SETUP): $(SETUP_OBJ) $(COMMON_A)
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $(SETUP_OBJ) $(COMMON_A) \
-	  -lpasswdqc -lcrypt
+	$(call link,$(SETUP_OBJ) $(COMMON_A) -lpasswdqc -lcrypt,$(PIE))
 
 install: install-setup
 install-setup: $(SETUP)

@@ -3,6 +3,9 @@
 # without LD_LIBRARY_PATH (tests run them inside and outside in_ns).
 TEST_BINS := $(patsubst tests/bin/%.c,$(B)/tests/bin/%,$(wildcard tests/bin/*.c))
 
+# tcbprobe exercises libtcb (tcb.h); private: COMMON_A's objects, built
+# as prerequisites, must not inherit the path.
+$(B)/tests/bin/tcbprobe: private CPPFLAGS += $(TCB_INC)
 $(B)/tests/bin/%: tests/bin/%.c $(COMMON_A) $(LIBTCB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $< $(COMMON_A) \

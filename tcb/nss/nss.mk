@@ -3,12 +3,11 @@ NSS_SO  := $(B)/lib/libnss_tcb.so.2
 
 all: $(NSS_SO)
 
+$(NSS_OBJ): CPPFLAGS += $(TCB_INC)
 $(NSS_SO): $(NSS_OBJ) $(COMMON_A) tcb/nss/libnss_tcb.map
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libnss_tcb.so.2 \
-	  -Wl,--version-script=tcb/nss/libnss_tcb.map -o $@ $(NSS_OBJ) \
-	  $(COMMON_A) -lpthread
+	$(call link,$(NSS_OBJ) $(COMMON_A) -lpthread,-shared \
+	  -Wl$(,)-soname$(,)libnss_tcb.so.2 \
+	  -Wl$(,)--version-script=tcb/nss/libnss_tcb.map)
 
 install: install-nss
 install-nss: $(NSS_SO)

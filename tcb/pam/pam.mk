@@ -4,12 +4,11 @@ SECUREDIR   ?= $(SLIBDIR)/security
 
 all: $(PAM_TCB_SO)
 
-$(PAM_TCB_SO): $(PAM_TCB_OBJ) $(COMMON_A) $(LIBTCB_SO) tcb/pam/pam_tcb.map
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared \
-	  -Wl,--version-script=tcb/pam/pam_tcb.map -o $@ $(PAM_TCB_OBJ) \
-	  $(COMMON_A) -L$(B)/lib -ltcb -lpam -lcrypt
+$(PAM_TCB_OBJ): CPPFLAGS += $(TCB_INC) $(TCBEDIT_INC)
+$(PAM_TCB_SO): $(PAM_TCB_OBJ) $(TCBEDIT_A) $(COMMON_A) $(LIBTCB_SO) \
+    tcb/pam/pam_tcb.map
+	$(call link,$(PAM_TCB_OBJ) $(TCBEDIT_A) $(COMMON_A) -L$(B)/lib -ltcb \
+	  -lpam -lcrypt,-shared -Wl$(,)--version-script=tcb/pam/pam_tcb.map)
 
 install: install-pam
 install-pam: $(PAM_TCB_SO)

@@ -9,12 +9,15 @@
  * the user has the old entry or the new one.  Nothing outside the user's
  * own directory is touched and no other user waits.
  *
- * shadow/passwd: the same replacement of the whole file under glibc's
- * lckpwdf(); only root can do it.  When a new hash goes to shadow or tcb
- * while passwd still holds a hash, passwd's field becomes "x".
+ * shadow/passwd: the same replacement of the whole file under the global
+ * /etc/.pwd.lock, taken with owlet_pwlock, never glibc's lckpwdf(), which
+ * would arm SIGALRM in the application's process; only root can do it.
+ * When a new hash goes to shadow or tcb while passwd still holds a hash,
+ * passwd's field becomes "x".
  *
- * The file handling is common/shadowedit.c, shared with chage(1); this file
- * maps its failures to PAM codes and log lines.
+ * The file handling is common/shadowedit.c and tcb/edit/shadowlock.c,
+ * shared with chage(1); this file maps its failures to PAM codes and log
+ * lines.
  */
 #include <errno.h>
 #include <pwd.h>
@@ -26,6 +29,7 @@
 #include <security/pam_ext.h>
 
 #include "owlet.h"
+#include "shadowlock.h"
 #include "tcb.h"
 #include "pam_tcb.h"
 

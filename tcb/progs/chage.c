@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "owlet.h"
+#include "shadowlock.h"
 #include "tcb.h"
 
 #define PROG		"chage"

@@ -4,9 +4,7 @@ TCB_TOOLS := $(B)/sbin/tcb_convert $(B)/sbin/tcb_unconvert
 all: $(TCB_TOOLS)
 
 $(B)/sbin/%: $(B)/tcb/progs/%.o $(TOOL_OBJ) $(COMMON_A)
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $^
+	$(call link,$^,$(PIE))
 
 # The helper: set-gid shadow when installed by the image or packages (the
 # groups may not exist where make install runs); see tcb(5).
@@ -16,11 +14,8 @@ all: $(CHKPWD)
 CHKPWD_OBJ := $(B)/tcb/progs/tcb_chkpwd.o $(B)/tcb/progs/chkpwd_request.o \
     $(B)/tcb/pam/gate.o $(B)/tcb/pam/owner.o
 $(CHKPWD): $(CHKPWD_OBJ) $(COMMON_A) $(LIBTCB_SO)
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $(CHKPWD_OBJ) $(COMMON_A) \
-	  -L$(B)/lib -ltcb -lcrypt
-$(CHKPWD_OBJ): CPPFLAGS += -Itcb/pam
+	$(call link,$(CHKPWD_OBJ) $(COMMON_A) -L$(B)/lib -ltcb -lcrypt,$(PIE))
+$(CHKPWD_OBJ): CPPFLAGS += $(TCB_INC) -Itcb/pam
 
 # Owl installs the conversion tools root-only.
 install: install-tcb-tools
@@ -36,11 +31,10 @@ install-tcb-tools: $(TCB_TOOLS) $(CHKPWD)
 CHAGE := $(B)/bin/chage
 BINDIR ?= $(PREFIX)/bin
 all: $(CHAGE)
-$(CHAGE): $(B)/tcb/progs/chage.o $(COMMON_A) $(LIBTCB_SO)
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $(B)/tcb/progs/chage.o \
-	  $(COMMON_A) -L$(B)/lib -ltcb
+$(B)/tcb/progs/chage.o: CPPFLAGS += $(TCB_INC) $(TCBEDIT_INC)
+$(CHAGE): $(B)/tcb/progs/chage.o $(TCBEDIT_A) $(COMMON_A) $(LIBTCB_SO)
+	$(call link,$(B)/tcb/progs/chage.o $(TCBEDIT_A) $(COMMON_A) \
+	  -L$(B)/lib -ltcb,$(PIE))
 
 install: install-chage
 install-chage: $(CHAGE)

@@ -3,7 +3,7 @@
  * pam_tcb tests.
  *
  *   pam_confdir [-c CONFDIR] [-s SERVICE] [-u USER] [-a ANSWER]...
- *               [-i ITEM=VALUE]... [-d] OP...
+ *               [-i ITEM=VALUE]... [-d] [-t] OP...
  *
  *   -c CONFDIR   pam_start_confdir() with this directory (default: /etc/pam.d)
  *   -s SERVICE   service name (default "owlet")
@@ -17,6 +17,10 @@
  *                oldauthtok, ruser, rhost or tty
  *   -d           install a PAM_FAIL_DELAY function: libpam calls it instead
  *                of sleeping, and it prints "delay STATUS USEC"
+ *   -t           an application with a timer: install a SIGALRM handler
+ *                and arm ITIMER_REAL (1000 s, repeating) before the first
+ *                OP; after the last, print "timer armed|disarmed handler
+ *                kept|changed alarms N" (a module must leave both alone)
  *   OP           auth, setcred, acct, open, close, chauthtok, optionally
  *                followed by ":silent", ":expired" (PAM_CHANGE_EXPIRED_AUTHTOK)
  *                or ":disallow_null"; each prints "OP PAM_CODE_NAME"
@@ -28,6 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <unistd.h>
 #include <security/pam_appl.h>
 
@@ -179,11 +185,58 @@ item_code(const char *name)
 	return -1;
 }
 
+static volatile sig_atomic_t alarms;
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+#define TIMER_SEC	1000
+
+/* -t: the application's own SIGALRM handler and interval timer. */
+static int
+timer_arm(void)
+{
+	struct sigaction sa;
+	struct itimerval it = { { TIMER_SEC, 0 }, { TIMER_SEC, 0 } };
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) < 0 ||
+	    setitimer(ITIMER_REAL, &it, NULL) < 0) {
+		perror("pam_confdir: timer");
+		return -1;
+	}
+	return 0;
+}
+
+/* Armed: the timer still runs with our interval (its value can only have
+ * gone down from TIMER_SEC, never to 0 in a test's time). */
+static void
+timer_report(void)
+{
+	struct sigaction sa;
+	struct itimerval it;
+	int armed, kept;
+
+	armed = getitimer(ITIMER_REAL, &it) == 0 &&
+	    it.it_interval.tv_sec == TIMER_SEC &&
+	    (it.it_value.tv_sec > 0 || it.it_value.tv_usec > 0);
+	kept = sigaction(SIGALRM, NULL, &sa) == 0 &&
+	    sa.sa_handler == on_alarm;
+	printf("timer %s handler %s alarms %d\n", armed ? "armed" : "disarmed",
+	    kept ? "kept" : "changed", (int)alarms);
+}
+
 static void
 usage(void)
 {
 	fputs("usage: pam_confdir [-c CONFDIR] [-s SERVICE] [-u USER] "
-	    "[-a ANSWER]... [-i ITEM=VALUE]... [-d] OP...\n", stderr);
+	    "[-a ANSWER]... [-i ITEM=VALUE]... [-d] [-t] OP...\n", stderr);
 	exit(2);
 }
 
@@ -193,7 +246,7 @@ main(int argc, char **argv)
 	struct pam_conv pc = { conv, NULL };
 	const char *confdir = NULL, *service = "owlet", *user = NULL;
 	char **items;
-	int nitems = 0, delay = 0, c, i, rc, all_ok = 1;
+	int nitems = 0, delay = 0, timer = 0, c, i, rc, all_ok = 1;
 	pam_handle_t *pamh = NULL;
 
 	answers = calloc((size_t)argc, sizeof(*answers));
@@ -202,7 +255,7 @@ main(int argc, char **argv)
 		free(items);
 		return 2;
 	}
-	while ((c = getopt(argc, argv, "+c:s:u:a:i:d")) != -1) {
+	while ((c = getopt(argc, argv, "+c:s:u:a:i:dt")) != -1) {
 		switch (c) {
 		case 'c': confdir = optarg; break;
 		case 's': service = optarg; break;
@@ -210,6 +263,7 @@ main(int argc, char **argv)
 		case 'a': answers[nanswers++] = optarg; break;
 		case 'i': items[nitems++] = optarg; break;
 		case 'd': delay = 1; break;
+		case 't': timer = 1; break;
 		default: usage();
 		}
 	}
@@ -242,6 +296,8 @@ main(int argc, char **argv)
 	free(items);
 	if (delay && pam_set_item(pamh, PAM_FAIL_DELAY,
 	    (const void *)delay_fn) != PAM_SUCCESS)
+		return 1;
+	if (timer && timer_arm() < 0)
 		return 1;
 	for (i = optind; i < argc; i++) {
 		char op[32], *mod;
@@ -278,6 +334,8 @@ main(int argc, char **argv)
 		if (rc != PAM_SUCCESS)
 			all_ok = 0;
 	}
+	if (timer)
+		timer_report();
 	pam_end(pamh, all_ok ? PAM_SUCCESS : PAM_ABORT);
 	return all_ok ? 0 : 1;
 }

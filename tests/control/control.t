@@ -219,6 +219,26 @@ out=$(ctl ping public 2>&1); rc=$?
 is "$rc" 1 "read-only /etc/sysctl.d: switch fails after ping's mode changed"
 is "$(stat -c '%a %g' "$R/usr/bin/ping") $(state ping)" "2711 $(gid_of _icmp) dgramsocket" "ping's mode was rolled back"
 umount "$R/etc/sysctl.d"
+# every kind of record is put back, newest first: a file's content (a
+# line), a file's mode and the password scheme, then a missing file fails
+if [ -d "$R/etc/tcb" ]; then to=files; else to=tcb; fi
+scheme() { ls -d "$R/etc/tcb" "$R/etc/shadow" 2>/dev/null | sed "s|^$R||" | tr '\n' ' '; }
+printf '%s\n' 'summary rollback of every record kind' 'state a' \
+    'line /etc/login.defs OWLET_RB -' 'state b' \
+    'line /etc/login.defs OWLET_RB "OWLET_RB b"' \
+    'file /usr/bin/chfn root root 0751' "shadow $to" \
+    'file /usr/bin/owlet-no-such-file root root 0755' > "$R/etc/control.d/facilities/rb"
+cp "$R/etc/login.defs" "$T/login.defs.before"
+chfn_before=$(stat -c '%a %u:%g' "$R/usr/bin/chfn")
+scheme_before=$(scheme)
+out=$(ctl rb b 2>&1); rc=$?
+is "$rc" 1 "a switch whose last action fails exits 1"
+like "$out" "owlet-no-such-file: missing" "and names the failing object"
+cmp -s "$R/etc/login.defs" "$T/login.defs.before"; ok $? "rolled back: login.defs byte for byte"
+is "$(stat -c '%a %u:%g' "$R/usr/bin/chfn")" "$chfn_before" "rolled back: chfn's owner and mode"
+is "$(scheme)" "$scheme_before" "rolled back: the password scheme ($to undone)"
+is "$(state rb)" a "rolled back: the facility reads its old state"
+rm "$R/etc/control.d/facilities/rb"
 
 # --- the order of a transition never passes through more privilege
 # (not in a sanitizer build: LeakSanitizer aborts under ptrace, and control

@@ -322,6 +322,15 @@ out=$(in_ns "$S" $(user_cmd 1001 42) "$PROBE" -s passwd -u u1 -a "$OLD" -a Shado
 is "$(codes "$out")" "chauthtok PAM_AUTHINFO_UNAVAIL" \
     "write_to=shadow: a user cannot check a guess against /etc/shadow (no gate), nor rewrite it"
 cmp -s "$S/etc/shadow" "$T/shadow.before"; ok $? "write_to=shadow: refused change leaves /etc/shadow"
+# The global lock is taken without glibc's lckpwdf(), which installs its
+# own SIGALRM handler and calls alarm(), cancelling the application's
+# ITIMER_REAL: the probe arms one (-t) and it must survive the change.
+cp "$S/etc/shadow" "$T/shadow.before"
+out=$(in_ns "$S" "$PROBE" -t -s passwd -u u2 -a Shadow-new-2b -a Shadow-new-2b chauthtok 2>&1)
+is "$(codes "$out")" "chauthtok PAM_SUCCESS" "write_to=shadow with an application timer: changed"
+! cmp -s "$S/etc/shadow" "$T/shadow.before"; ok $? "write_to=shadow with an application timer: /etc/shadow rewritten"
+is "$(grep '^timer ' <<<"$out")" "timer armed handler kept alarms 0" \
+    "write_to=shadow: the application's SIGALRM handler and ITIMER_REAL untouched"
 
 # ---- write_to=passwd: the hash lives in /etc/passwd.
 sed -i "s|^u3:x:|u3:$(mkhash "$OLD"):|" "$S/etc/passwd"

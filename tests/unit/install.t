@@ -57,4 +57,21 @@ LD_PRELOAD=$(preload) LD_LIBRARY_PATH="$D/root/lib/$MA" "$D/use"
 ok $? "and runs with the installed libtcb.so.0"
 like "$(readelf -d "$D/use" | grep NEEDED)" "libtcb.so.0" "client records NEEDED libtcb.so.0"
 like "$(nm -D "$D/use" | grep lckpwdf_tcb)" "lckpwdf_tcb@TCB_0.9.8" "binds to version TCB_0.9.8"
+
+# The static library holds libtcb and nothing of owlet's own: its global
+# symbols are exactly the API of libtcb.map (the common/ helpers libtcb
+# uses are linked in as local symbols), and a client links it statically.
+A=$D/root/usr/lib/$MA/libtcb.a
+api=$(sed -n 's/^[[:space:]]*\([a-z_]*\);$/\1/p' "$TOP/tcb/lib/libtcb.map" | sort | tr '\n' ' ')
+is "$(nm -g --defined-only "$A" | awk 'NF == 3 {print $3}' | sort | tr '\n' ' ')" "$api" \
+    "libtcb.a defines only libtcb.map's symbols globally"
+is "$(nm "$A" | awk 'NF == 3 && $3 ~ /^owlet_/ && $2 ~ /[A-Z]/' | wc -l)" 0 \
+    "libtcb.a exports no owlet_* symbol"
+is "$(ar t "$A" | tr '\n' ' ')" "libtcb.o " "libtcb.a is one object, no common/ members"
+if [ -z "$(preload)" ]; then
+	cc -o "$D/use-static" "$D/use.c" -I"$D/root/usr/include" "$A" 2>&1
+	ok $? "a libtcb client links libtcb.a statically"
+	"$D/use-static"
+	ok $? "and runs"
+fi
 done_testing

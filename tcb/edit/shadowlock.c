@@ -1,17 +1,24 @@
 /*
- * The locked wrappers around owlet_edit_file (shadowedit.c): one user's
- * tcb file, edited with that user's fs IDs under the user's own lock, and
- * /etc files under glibc's global lckpwdf().  Needs libtcb.
+ * The locked wrappers around owlet_edit_file (common/shadowedit.c): one
+ * user's tcb file, edited with that user's fs IDs under the user's own
+ * lock, and /etc files under the global /etc/.pwd.lock.  Needs libtcb.
+ *
+ * The global lock is owlet_pwlock (common/pwlock.c), not glibc's
+ * lckpwdf(3): these functions run inside pam_tcb, in a PAM application's
+ * process, and lckpwdf installs its own SIGALRM handler and calls alarm(),
+ * which cancels any ITIMER_REAL the application has armed.  owlet_pwlock
+ * takes the same fcntl lock on the same file by polling, so shadow-utils
+ * and lckpwdf callers still exclude us and we them.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <shadow.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "owlet.h"
+#include "shadowlock.h"
 #include "tcb.h"
 
 static int
@@ -82,7 +89,7 @@ int
 owlet_edit_etc(const char *file, const char *name, const struct owlet_edit *ed,
     struct owlet_edit_status *st)
 {
-	int etcfd, rc = -1;
+	int etcfd, lockfd = -1, rc = -1;
 
 	st->failed = OWLET_EDIT_DONE;
 	st->err = st->regain_err = 0;
@@ -90,18 +97,19 @@ owlet_edit_etc(const char *file, const char *name, const struct owlet_edit *ed,
 		errno = EPERM;
 		return failed(st, OWLET_EDIT_NOTROOT);
 	}
-	if (lckpwdf() < 0)
-		return failed(st, OWLET_EDIT_LOCK);
 	etcfd = open("/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (etcfd < 0)
-		failed(st, OWLET_EDIT_OPEN);
+		return failed(st, OWLET_EDIT_OPEN);
+	lockfd = owlet_pwlock(etcfd);
+	if (lockfd < 0)
+		failed(st, OWLET_EDIT_LOCK);
 	else if (owlet_edit_file(etcfd, file, OWLET_DB_FILE_MAX, (uid_t)-1,
 	    name, ed) == 0)
 		rc = 0;
 	else
 		failed(st, OWLET_EDIT_WRITE);
-	if (etcfd >= 0)
-		close(etcfd);
-	ulckpwdf();
+	if (lockfd >= 0)
+		close(lockfd);
+	close(etcfd);
 	return rc;
 }
