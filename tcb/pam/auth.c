@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 #include <security/pam_ext.h>
 
@@ -27,12 +28,14 @@ struct verify_ctx {
 };
 
 /*
- * A caller that is not root (set-gid passwd, set-uid su or sudo run by a
- * user) tests a guess against a secret hash only through the guess gate:
- * the same one-guess-per-delay limit per user as tcb_chkpwd (gate.c).
- * Without it a user could run many such programs at once and kill each
- * one as soon as its answer is late.  A hash from passwd(5) is public and
- * a root caller is trusted: neither passes the gate.
+ * A set-ID caller whose real uid is not 0 (set-gid passwd, a set-uid su
+ * or sudo run by a user) tests a guess against a secret hash only through
+ * the guess gate: the same one-guess-per-delay limit per user as
+ * tcb_chkpwd (gate.c).  Without it a user could run many such programs at
+ * once and kill each one as soon as its answer is late.  A caller that is
+ * not set-ID and still reads the hash (a daemon in group auth or shadow)
+ * holds the hash itself and gains nothing from the gate; a hash from
+ * passwd(5) is public; a root caller is trusted.
  */
 static int
 check_guess(pam_handle_t *pamh, const char *name, const struct tcb_user *u,
@@ -41,7 +44,7 @@ check_guess(pam_handle_t *pamh, const char *name, const struct tcb_user *u,
 	struct tcb_gate gate;
 	int rc;
 
-	if (getuid() == 0 || !u->hash_secret)
+	if (getuid() == 0 || !getauxval(AT_SECURE) || !u->hash_secret)
 		return tcb_verify(pass, u->hash);
 	if (tcb_gate_enter(&gate, name, u->pw.pw_uid) < 0) {
 		pam_syslog(pamh, LOG_ERR, "cannot rate-limit guesses for %s: "

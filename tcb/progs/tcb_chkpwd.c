@@ -16,8 +16,8 @@
  * Guessing is limited to one password per TCB_GATE_DELAY_SEC per user,
  * however many helpers run at once and whether or not they are killed
  * early: the guess gate (tcb/pam/gate.c), the same one pam_tcb passes
- * through for callers that are not root.  A wrong password is answered
- * only after the delay, while the gate is still held.
+ * through for set-ID callers that are not root.  A wrong password is
+ * answered only after the delay.
  */
 #include <pwd.h>
 #include <shadow.h>
@@ -107,9 +107,9 @@ check(const struct chkpwd_request *r, uid_t uid)
 			syslog(LOG_ERR, "cannot reset the delay stamp: %m");
 		return 1;
 	}
-	/* Answer late while holding the lock; the stamp stays armed. */
-	tcb_gate_delay();
+	/* Answer late; the stamp stays armed for the next guess. */
 	tcb_gate_leave(&gate, 0);
+	tcb_gate_delay();
 	syslog(LOG_NOTICE, "authentication failure for %s (uid=%u)",
 	    r->name, (unsigned)uid);
 	return 0;

@@ -229,4 +229,12 @@ chown 1008 "$R/etc/tcb/u8" "$R/etc/tcb/u8/shadow"
 out=$(probe "$R" -u u8 -a "$GOOD" auth)
 is "$(codes "$out")" "auth PAM_SUCCESS" "the same entry owned by the account: used"
 
+# A daemon that is not set-ID but may read hashes (groups shadow and auth,
+# as tcb(5) provides) holds the hash anyway: no guess gate for it, and it
+# checks passwords as before.
+authgid=$(awk -F: '$1 == "auth" { print $3 }' "$R/etc/group")
+out=$(probe_as 998 "100,42,$authgid" "$R" -u u1 -a "$GOOD" auth)
+is "$(codes "$out")" "auth PAM_SUCCESS" "a daemon in groups shadow and auth (uid 998) checks u1's password"
+t "... and no gate file was made for it" test ! -e "$R/etc/tcb/u1/shadow.gate"
+
 done_testing

@@ -9,7 +9,7 @@
 # one only after the failure delay.  An attacker kills every run that has
 # not answered within 0.4 s and so learns "wrong" without waiting.  With
 # the gate, a guess is hashed only after the stamp on /etc/tcb/USER/
-# shadow.lock has passed, and arming the stamp comes first: the stamp's
+# shadow.gate has passed, and arming the stamp comes first: the stamp's
 # successive values, sampled by root during a flood of guesses, are the
 # guesses that reached the hash.
 . "$(dirname "$0")/../lib/root.sh"
@@ -22,7 +22,7 @@ R=$T/r
 mkroot "$R" 2
 set_pass "$R" u1 "$RIGHT"
 tcb_sysroot "$R"; ok $? "2-user root converted to tcb, owlet's PAM stacks"
-STAMP=/etc/tcb/u1/shadow.lock
+STAMP=/etc/tcb/u1/shadow.gate
 
 # The attacker's tools, run inside one namespace (in_sys) as root, each
 # guess through Debian's passwd set-gid shadow as u1.
@@ -56,7 +56,7 @@ stamps() {
 case $1 in
 flood)	# flood SECONDS PARALLEL OUTDIR: wrong guesses, killed at 0.4 s
 	secs=$2 par=$3 out=$4
-	stamps /etc/tcb/u1/shadow.lock "$secs" > "$out/stamps" &
+	stamps /etc/tcb/u1/shadow.gate "$secs" > "$out/stamps" &
 	end=$(( $(date +%s) + secs ))
 	for i in $(seq "$par"); do
 		(n=0; while [ "$(date +%s)" -lt "$end" ]; do
@@ -81,6 +81,21 @@ patient) # patient GUESS: the right guess, waited for (no new password given)
 	else
 		echo "no answer: $(head -c 300 /tmp/p)"
 	fi ;;
+stopped) # stopped DAYS: a wrong guess arms the stamp, a second passwd run
+	# waiting at the gate is stopped (SIGSTOP), then root changes u1's
+	# entry with chage, a writer that takes u1's tcb lock
+	try Wrong-guess-stop 400 /tmp/s1 2>/dev/null && echo "wrong accepted"
+	setpriv --reuid=1001 --regid=100 --clear-groups -- passwd \
+	    <<<"Another-wrong-guess" >/tmp/s2 2>&1 &
+	pid=$!
+	sleep 0.5
+	kill -STOP "$pid"
+	s=$(date +%s%N)
+	chage -d "$2" u1 >/tmp/s3 2>&1
+	echo "root: exit $? in $(( ($(date +%s%N) - s) / 1000000 )) ms"
+	cat /tmp/s3
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null ;;
 esac
 EOF
 mkdir -p "$T/flood"
@@ -117,5 +132,15 @@ ms=$(echo "$out" | sed -n 's/^answered in \([0-9]*\) ms$/\1/p')
 out=$(in_sys "$R" "$S" bash "$T/attack.sh" patient "$RIGHT" 2>&1)
 ms=$(echo "$out" | sed -n 's/^answered in \([0-9]*\) ms$/\1/p')
 [ "${ms:-99999}" -lt 1500 ]; ok $? "patient: after a right guess the next is not delayed (${ms} ms)"
-is "$(stat -c '%u %a %h' "$R$STAMP")" "1001 600 1" "the stamp is u1's own lock file, 0600, one link"
+is "$(stat -c '%u %a %h' "$R$STAMP")" "1001 600 1" "the stamp is u1's own gate file, 0600, one link"
+
+# A user who stops a checker waiting at the gate holds up nothing but
+# their own checks: root's change of their entry goes through at once (the
+# gate is not the writers' lock, and no lock is held while waiting).
+out=$(in_sys "$R" "$S" bash "$T/attack.sh" stopped 12345 2>&1)
+diag "stopped: $out"
+like "$out" "^root: exit 0 in [0-9]+ ms" "stopped checker: root's chage -d 12345 u1 succeeds"
+ms=$(echo "$out" | sed -n 's/^root: exit 0 in \([0-9]*\) ms$/\1/p')
+[ "${ms:-99999}" -lt 5000 ]; ok $? "stopped checker: root was not held up (${ms} ms)"
+is "$(cut -d: -f3 "$R/etc/tcb/u1/shadow")" 12345 "stopped checker: u1's last change day is 12345"
 done_testing

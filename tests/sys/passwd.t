@@ -81,7 +81,7 @@ is "$(wc -l < "$U1")" 1 "u1's file has exactly one line"
 is "$(stat -c '%u %g %a %h' "$U1")" "1001 $auth 640 1" "u1's file: u1:auth 0640, one link"
 is "$(stat -c '%u %a' "$R/etc/tcb/u1/shadow.lock" 2>&1)" "1001 600" \
     "lock file created by u1 (no root involved)"
-is "$(ls -A "$R/etc/tcb/u1" | tr '\n' ' ')" "shadow shadow.lock " "no temporary files left in u1's dir"
+is "$(ls -A "$R/etc/tcb/u1" | tr '\n' ' ')" "shadow shadow.gate shadow.lock " "no temporary files left in u1's dir (the lock and the guess gate only)"
 is "$(u2state)" "$u2before" "u2's file untouched by u1's change"
 
 # pamtester as root through common-auth: the new password, not the old.
