@@ -305,18 +305,27 @@ ctl passwd traditional >/dev/null 2>&1
 # must not land in the deleted /etc/shadow with success.
 mkdir -p "$T/pamconf"
 echo 'password required pam_unix.so' > "$T/pamconf/chpw"
-: > "$MK/hold"
-rm -f "$MK/tcb_convert.done"
-"$W/control" --root "$R" passwd tcb >"$T/hold.out" 2>&1 &
-cpid=$!
-waitfile "$MK/tcb_convert.done"; ok $? "set-up: tcb_convert done, control kept waiting"
+# held_switch OUT: control passwd tcb in the background, held after
+# tcb_convert (the tool wrapper waits while $MK/hold exists); then
+# released_switch waits for it and checks that it succeeded.
+held_switch() {
+	: > "$MK/hold"
+	rm -f "$MK/tcb_convert.done"
+	"$W/control" --root "$R" passwd tcb >"$1" 2>&1 &
+	cpid=$!
+	waitfile "$MK/tcb_convert.done"; ok $? "set-up: tcb_convert done, control kept waiting"
+}
+released_switch() {
+	wait "$cpid"
+	is "$?" 0 "passwd tcb succeeds"
+	rm -f "$MK/hold"
+}
+held_switch "$T/hold.out"
 old=$(cut -d: -f2 "$R/etc/tcb/daemon/shadow")
 in_ns "$R" "$PROBE" -d "$T/pamconf" chpw daemon chauthtok 'N3w-pass.w0rd' \
     >"$T/probe.out" 2>&1
 prc=$?
-wait "$cpid"
-is "$?" 0 "passwd tcb succeeds"
-rm -f "$MK/hold"
+released_switch
 new=$(cut -d: -f2 "$R/etc/tcb/daemon/shadow")
 diag "pam_unix: exit $prc ($(tr '\n' ' ' < "$T/probe.out" | head -c 200))"
 t "pam_unix's change landed in /etc/tcb or it failed (exit $prc)" \
@@ -325,16 +334,10 @@ t "no /etc/shadow written after the switch" test ! -e "$R/etc/shadow"
 ctl passwd traditional >/dev/null 2>&1; ok $? "back to traditional"
 # The same with a shadow-utils writer (Debian's chage, as root): it waits
 # in lckpwdf() too, then opens /etc/shadow with O_CREAT.
-: > "$MK/hold"
-rm -f "$MK/tcb_convert.done"
-"$W/control" --root "$R" passwd tcb >"$T/hold2.out" 2>&1 &
-cpid=$!
-waitfile "$MK/tcb_convert.done"; ok $? "set-up: tcb_convert done, control kept waiting"
+held_switch "$T/hold2.out"
 in_ns "$R" /usr/bin/chage -M 77 daemon >"$T/chage.out" 2>&1
 crc=$?
-wait "$cpid"
-is "$?" 0 "passwd tcb succeeds"
-rm -f "$MK/hold"
+released_switch
 max=$(cut -d: -f5 "$R/etc/tcb/daemon/shadow")
 diag "shadow-utils chage: exit $crc ($(tr '\n' ' ' < "$T/chage.out" | head -c 200)), max $max"
 t "chage's change landed in /etc/tcb or it failed (exit $crc)" \
