@@ -11,6 +11,7 @@
 #include <security/pam_ext.h>
 
 #include "pam_tcb.h"
+#include "owner.h"
 
 #define VERDICT_NO_USER		(-1)
 #define VERDICT_NO_AGING	(-2)
@@ -38,8 +39,7 @@ judge(void *arg)
 	if (tcb_user_get(a->pamh, a->o, 1, &name, u) != PAM_SUCCESS ||
 	    !u->have_pw)
 		v = VERDICT_NO_USER;
-	else if (a->o->passwd && strcmp(u->pw.pw_passwd, "x") != 0 &&
-	    strcmp(u->pw.pw_passwd, "*NP*") != 0)
+	else if (a->o->passwd && !tcb_pw_shadowed(u->pw.pw_passwd))
 		v = VERDICT_NO_AGING;
 	else if (!u->have_sp)
 		v = VERDICT_NO_SHADOW;

@@ -24,9 +24,4 @@ int tcb_gate_leave(struct tcb_gate *g, int right);
 /* Sleep one delay on the monotonic clock, whatever interrupts us. */
 void tcb_gate_delay(void);
 
-/* owner.c: 0 if NAME has no tcb directory or UID owns it; -1 (EPERM for
- * another owner, or the lstat error) if a hash from there must not be
- * trusted for the account with UID. */
-int tcb_entry_owned(const char *name, uid_t uid);
-
 #endif

@@ -11,11 +11,12 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "owlet.h"
 #include "tcb.h"
-#include "gate.h"
+#include "owner.h"
 
 int
 tcb_entry_owned(const char *name, uid_t uid)
@@ -35,4 +36,10 @@ tcb_entry_owned(const char *name, uid_t uid)
 		return -1;
 	}
 	return 0;
+}
+
+int
+tcb_pw_shadowed(const char *pw_passwd)
+{
+	return strcmp(pw_passwd, "x") == 0 || strcmp(pw_passwd, "*NP*") == 0;
 }

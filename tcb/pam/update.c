@@ -32,6 +32,7 @@
 #include "shadowlock.h"
 #include "tcb.h"
 #include "pam_tcb.h"
+#include "owner.h"
 
 /* NAME's entry with HASH, and for shadow(5) files the last change day. */
 static void
@@ -118,8 +119,7 @@ int
 tcb_update(pam_handle_t *pamh, const struct tcb_opts *o, const char *name,
     const struct tcb_user *u, const char *hash)
 {
-	int rc, fix_passwd = strcmp(u->pw.pw_passwd, "x") != 0 &&
-	    strcmp(u->pw.pw_passwd, "*NP*") != 0;
+	int rc, fix_passwd = !tcb_pw_shadowed(u->pw.pw_passwd);
 
 	/* Refuse before writing anything when passwd cannot follow. */
 	if (o->write_to != WRITE_PASSWD && fix_passwd && geteuid() != 0)

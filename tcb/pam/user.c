@@ -2,8 +2,8 @@
  * Who is the user and what hash do we hold for them.
  *
  * A hash from /etc/tcb counts only if the account owns its directory
- * (owner.c).  Verification runs crypt_rn() on a private crypt_data (wiped after use)
- * and compares in constant time.  Unknown users, locked hashes ('!', '*')
+ * (owner.c).  Verification runs crypt_rn() on a private crypt_data (wiped
+ * after use) and compares in constant time.  Unknown users, locked hashes ('!', '*')
  * and empty hashes without nullok still cost one full hash computation with
  * the configured method (tcb_verify_dummy), so timing does not tell them
  * apart from a wrong password.
@@ -19,7 +19,7 @@
 
 #include "owlet.h"
 #include "pam_tcb.h"
-#include "gate.h"
+#include "owner.h"
 
 void
 tcb_say(pam_handle_t *pamh, int flags, int style, const char *msg)
@@ -32,12 +32,6 @@ long
 tcb_today(void)
 {
 	return (long)(time(NULL) / (24 * 60 * 60));
-}
-
-static int
-is_shadowed(const char *pw_passwd)
-{
-	return strcmp(pw_passwd, "x") == 0 || strcmp(pw_passwd, "*NP*") == 0;
 }
 
 int
@@ -62,7 +56,7 @@ tcb_user_get(pam_handle_t *pamh, const struct tcb_opts *o, int want_sp,
 		return rc == 0 || rc == ENOENT ? PAM_SUCCESS :
 		    PAM_AUTHINFO_UNAVAIL;
 	u->have_pw = 1;
-	shadowed = is_shadowed(u->pw.pw_passwd);
+	shadowed = tcb_pw_shadowed(u->pw.pw_passwd);
 	if (!shadowed && o->passwd)
 		u->hash = u->pw.pw_passwd;
 	/* Aging (WANT_SP) comes from the shadow entry even when the hash

@@ -31,6 +31,7 @@
 #include "tcb.h"
 #include "chkpwd_request.h"
 #include "gate.h"
+#include "owner.h"
 
 static void
 sanitize(void)
@@ -80,8 +81,7 @@ check(const struct chkpwd_request *r, uid_t uid)
 	/* Only a hash pam_tcb cannot read itself comes here: one from the
 	 * shadow database, in a tcb directory the account owns.  A hash in
 	 * passwd(5) is pam_tcb's business (its passwd option). */
-	if (strcmp(pw->pw_passwd, "x") != 0 &&
-	    strcmp(pw->pw_passwd, "*NP*") != 0) {
+	if (!tcb_pw_shadowed(pw->pw_passwd)) {
 		syslog(LOG_NOTICE, "%s has no shadowed password", r->name);
 	} else if (tcb_entry_owned(r->name, uid) < 0) {
 		syslog(LOG_ALERT, "tcb entry of %s is not owned by uid %u: "
@@ -107,13 +107,9 @@ check(const struct chkpwd_request *r, uid_t uid)
 			syslog(LOG_ERR, "cannot reset the delay stamp: %m");
 		return 1;
 	}
-	/* Answer late; the stamp stays armed for the next guess. */
-	tcb_gate_leave(&gate, 0);
-	tcb_gate_delay();
-	syslog(LOG_NOTICE, "authentication failure for %s (uid=%u)",
-	    r->name, (unsigned)uid);
-	return 0;
 fail:
+	/* Answer late; an armed stamp stays armed for the next guess. */
+	tcb_gate_leave(&gate, 0);
 	syslog(LOG_NOTICE, "authentication failure for %s (uid=%u)",
 	    r->name, (unsigned)uid);
 	tcb_gate_delay();
