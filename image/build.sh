@@ -23,20 +23,15 @@
 #   make rootfs replaces it meanwhile; $B/image/lock serializes image builds.
 set -eu
 prog=build.sh
-die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
-note() { printf '%s: %s\n' "$prog" "$*" >&2; }
-
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
-B=${B:-build}
-case $B in /*) ;; *) B=$PWD/$B ;; esac
+. "$here/lib.sh"
 C=$B/cache/rootfs
 O=$B/image
 R=$O/root
 NAME=owlet-bookworm
 SEAL=$B/bin/seal
 
-[ "$(id -u)" = 0 ] || die "must be run as root (file owners, chroot, mount namespaces)"
+need_root "file owners, chroot, mount namespaces"
 [ -x "$SEAL" ] || die "$SEAL missing (make all)"
 mkdir -p "$O"
 exec 8>>"$O/lock"
@@ -45,33 +40,9 @@ exec 9>>"$C/lock"
 flock -s 9
 B=$B sh "$here/rootfs.sh" --check || die "base missing or out of date (make rootfs)"
 
-if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
-	SOURCE_DATE_EPOCH=$(git -C "$top" log -1 --format=%ct 2>/dev/null || :)
-	# 2025-01-01T00:00:00Z, for a tree without git history
-	SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1735689600}
-fi
-case $SOURCE_DATE_EPOCH in
-*[!0-9]*) die "SOURCE_DATE_EPOCH must be seconds since the epoch" ;;
-esac
+image_epoch
 
-if [ -n "${SEAL_KEY:-}" ]; then
-	key=$SEAL_KEY
-	case ${key##*/} in *.*) pub=${key%.*}.pub ;; *) pub=$key.pub ;; esac
-	pub=${SEAL_PUB:-$pub}
-	[ -r "$key" ] || die "SEAL_KEY=$key: cannot read"
-	[ -r "$pub" ] || die "public key $pub not found (set SEAL_PUB=)"
-else
-	key=$B/keys/owlet.key pub=$B/keys/owlet.pub
-	if [ ! -e "$key" ]; then
-		mkdir -p "$B/keys"
-		chmod 0700 "$B/keys"
-		"$SEAL" keygen -W -c "owlet image key" -p "$pub.new" -s "$key.new" >/dev/null ||
-			die "seal keygen failed"
-		mv "$pub.new" "$pub"
-		mv "$key.new" "$key"
-		note "new signing key $key (public: $pub)"
-	fi
-fi
+image_key
 
 t0=$(date +%s)
 log=$O/build.log

@@ -19,11 +19,12 @@
 # --kill-child takes the namespace down too.  Exit status: CMD's.
 set -eu
 prog=chroot.sh
-die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 
 if [ "${1:-}" != --inner ]; then
 	[ $# -ge 2 ] || die "usage: chroot.sh DIR CMD..."
-	[ "$(id -u)" = 0 ] || die "must be run as root (mount namespaces, chroot)"
+	need_root "mount namespaces, chroot"
 	# shellcheck disable=SC2086 # CHROOT_UNSHARE is a list of options
 	exec unshare -m -p -u -i --fork --kill-child --propagation private \
 	    ${CHROOT_UNSHARE:-} -- sh "$0" --inner "$@"

@@ -4,6 +4,10 @@
 #   make shell    root shell in $(B)/image/root (changes discarded; WRITE=1
 #                 keeps them)
 #   make boot     boot $(B)/image/root with systemd-nspawn -b
+#   make disk     $(B)/image/owlet-bookworm.raw and .qcow2 (bootable; KERNEL=
+#                 cloud|generic, DISK_SIZE=2G)
+#   make vm       boot the disk with qemu, SSH on localhost:2222 (PORT=,
+#                 PERSIST=1 keeps changes)
 # MIRROR=, SECURITY_MIRROR=, OWLET_EXTRAS=1, SEAL_KEY=, SOURCE_DATE_EPOCH=
 # reach the scripts through the environment.
 rootfs:
@@ -17,3 +21,9 @@ shell:
 
 boot:
 	@B=$(abspath $(B)) sh image/shell.sh boot
+
+disk: image
+	@B=$(abspath $(B)) sh image/disk.sh
+
+vm:
+	@B=$(abspath $(B)) sh image/vm.sh --port $(or $(PORT),2222)

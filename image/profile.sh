@@ -12,9 +12,8 @@
 # host keys, empties machine-id, apt caches and logs, then tars and seals.
 set -eu
 prog=profile.sh
-die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
-
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 [ $# = 1 ] || die "usage: profile.sh ROOT"
 R=$(cd "$1" 2>/dev/null && pwd -P) || die "$1: no such directory"
 [ "$R" != / ] || die "refusing to change /"
@@ -36,6 +35,12 @@ for w in ssh.service ssh.socket; do	# what systemctl enable would link
 	ln -sfn /etc/systemd/system/owlet-ssh-keygen.service \
 	    "$R/etc/systemd/system/$w.wants/owlet-ssh-keygen.service"
 done
+
+# Network: systemd-networkd, DHCP on wired Ethernet (the file says more).
+put etc/systemd/network/80-owlet-dhcp.network etc/systemd/network/80-owlet-dhcp.network 0644
+sh "$here/chroot.sh" "$R" systemctl enable --quiet systemd-networkd.service \
+    systemd-networkd-wait-online.service ||
+	die "systemctl enable systemd-networkd failed"
 
 # A server: boot to multi-user.target (Debian's default is graphical).
 ln -sfn /lib/systemd/system/multi-user.target "$R/etc/systemd/system/default.target"

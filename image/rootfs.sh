@@ -29,12 +29,8 @@
 #   in $C/lists: neither is left inside the base.
 set -eu
 prog=rootfs.sh
-die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
-note() { printf '%s: %s\n' "$prog" "$*" >&2; }
-
 here=$(cd "$(dirname "$0")" && pwd)
-B=${B:-build}
-case $B in /*) ;; *) B=$PWD/$B ;; esac
+. "$here/lib.sh"
 C=$B/cache/rootfs
 SUITE=bookworm
 VARIANT=minbase
@@ -54,11 +50,7 @@ inner() {
 		die "debootstrap failed: $(tail -n 1 "$log") (log: $log)"
 
 	note "debootstrap done in $(($(date +%s) - t0)) s"
-	printf '#!/bin/sh\n# owlet image build: no service starts in the target\nexit 101\n' \
-	    > "$T/usr/sbin/policy-rc.d"
-	chmod 0755 "$T/usr/sbin/policy-rc.d"
-	# No fsync per file: a build that dies is thrown away anyway.
-	echo force-unsafe-io > "$T/etc/dpkg/dpkg.cfg.d/owlet-build"
+	image_no_services "$T" on
 	echo owlet > "$T/etc/hostname"
 
 	rm -f "$T/etc/apt/sources.list"
@@ -75,18 +67,8 @@ inner() {
 
 	# apt's lists and archives live in the cache; the target's own
 	# directories stay empty underneath the bind mounts.
-	rm -rf "$T"/var/lib/apt/lists/* "$T"/var/cache/apt/archives/*.deb
-	mkdir -p "$T/var/lib/apt/lists/partial" "$T/var/cache/apt/archives/partial"
-	mount --bind "$C/lists" "$T/var/lib/apt/lists"
-	mount --bind "$C/debs/apt" "$T/var/cache/apt/archives"
-
-	aptget() {
-		sh "$here/chroot.sh" "$T" env DEBIAN_FRONTEND=noninteractive \
-		    apt-get -q -y -o Dpkg::Options::=--force-confdef \
-		    -o Dpkg::Options::=--force-confold \
-		    -o APT::Install-Recommends=false "$@" >>"$log" 2>&1 ||
-			die "apt-get $1 in the target failed: $(tail -n 1 "$log") (log: $log)"
-	}
+	image_apt_cache "$T"
+	aptget() { image_apt "$T" "$log" "$@"; }
 	note "apt-get: updates and$R_PKGS"
 	aptget update
 	aptget dist-upgrade
@@ -95,16 +77,15 @@ inner() {
 
 	umount "$T/var/cache/apt/archives" "$T/var/lib/apt/lists"
 	note "apt-get done in $(($(date +%s) - t0)) s"
-	rm -f "$T/usr/sbin/policy-rc.d" "$T/etc/dpkg/dpkg.cfg.d/owlet-build" \
-	    "$T/etc/resolv.conf" \
-	    "$T"/var/cache/apt/*.bin
+	image_no_services "$T" off
+	rm -f "$T/etc/resolv.conf" "$T"/var/cache/apt/*.bin
 }
 
 if [ "${1:-}" = --inner ]; then
 	inner "$2"
 	exit 0
 fi
-[ "$(id -u)" = 0 ] || die "must be run as root (debootstrap, chroot, mount namespaces)"
+need_root "debootstrap, chroot, mount namespaces"
 
 # ---------------------------------------------------------------------------
 # host_uri SUITE: the first URI of an enabled "deb" source for exactly
@@ -174,7 +155,7 @@ mirror=$MIRROR
 security=$SECURITY_MIRROR
 packages=$PKGS${include:+ $include}
 debootstrap=$(dpkg-query -W -f='${Version}' debootstrap 2>/dev/null || echo none)
-script=$(cat "$0" "$here/chroot.sh" | sha256sum | cut -d' ' -f1)"
+script=$(cat "$0" "$here/chroot.sh" "$here/lib.sh" | sha256sum | cut -d' ' -f1)"
 
 current() {
 	[ -d "$C/base" ] && [ -f "$C/stamp" ] &&
@@ -206,7 +187,7 @@ fi
 # Leftovers of a killed build: no builder holds the lock, and their mounts
 # died with their namespaces.
 rm -rf "$C"/base.new.* "$C"/base.old.*
-mkdir -p "$C/debs/debootstrap" "$C/debs/apt/partial" "$C/lists/partial"
+mkdir -p "$C/debs/debootstrap"
 tmp=$(mktemp -d "$C/base.new.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM HUP

@@ -39,13 +39,10 @@
 # (network), 1 anything else.  Needs root for --install.
 set -euo pipefail
 prog=shadow-tcb.sh
-say() { printf '%s: %s\n' "$prog" "$*" >&2; }
-die() { say "$*"; exit 1; }
-
 here=$(cd "$(dirname "$0")" && pwd)
 TOP=$(dirname "$here")
 B=${B:-$TOP/build}
-case $B in /*) ;; *) B=$PWD/$B ;; esac
+. "$here/lib.sh"
 W=${SHADOW_TCB_WORK:-$B/cache/shadow-tcb}
 case $W in /*) ;; *) W=$PWD/$W ;; esac
 STAGE=$W/stage
@@ -146,7 +143,7 @@ install_root() {
 	    "${tmp#"$R"}/stage" "${tmp#"$R"}/shadow-divert.sh" || rc=$?
 	rm -rf "$tmp"
 	[ "$rc" = 0 ] || die "installing into $R failed"
-	say "installed into $R: $(echo $UBIN $USBIN | wc -w) programs (Debian's diverted to *.distrib)"
+	note "installed into $R: $(echo $UBIN $USBIN | wc -w) programs (Debian's diverted to *.distrib)"
 }
 
 case ${1:-} in

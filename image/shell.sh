@@ -9,15 +9,12 @@
 # is what the spec and the tarball describe; WRITE=1 writes to the tree.
 set -eu
 prog=shell.sh
-die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
-
 here=$(cd "$(dirname "$0")" && pwd)
-B=${B:-build}
-case $B in /*) ;; *) B=$PWD/$B ;; esac
+. "$here/lib.sh"
 R=$B/image/root
 mode=${1:-shell}
 case $mode in shell | boot) ;; *) die "usage: shell.sh shell|boot" ;; esac
-[ "$(id -u)" = 0 ] || die "must be run as root (namespaces, chroot)"
+need_root "namespaces, chroot"
 [ -d "$R" ] || die "$R missing (make image)"
 case ${WRITE:-0} in 0) volatile=--volatile=overlay ;; 1) volatile= ;;
 *) die "WRITE must be 0 or 1" ;; esac

@@ -12,7 +12,9 @@ pkgs="gcc make pkg-config perl util-linux libpam0g-dev libcrypt-dev
 libpasswdqc-dev libssl-dev libcap-dev pamtester mandoc clang
 libclang-rt-14-dev time dpkg-dev mtree-netbsd libarchive-tools minisign
 signify-openbsd aide libsodium-dev strace cppcheck clang-tools-14 debootstrap
-debhelper fakeroot lintian ansible"
+debhelper fakeroot lintian ansible
+e2fsprogs dosfstools mtools fdisk qemu-utils qemu-system-x86 ovmf
+openssh-client iproute2"
 extract_pkgs="libpam-passwdqc passwdqc libnss-db"
 
 export DEBIAN_FRONTEND=noninteractive

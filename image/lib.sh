@@ -1,0 +1,112 @@
+# image/lib.sh: the shell shared by the scripts of image/ (sourced, never
+# run).  One definition of each convention:
+#
+#   die MSG...          one line "PROG: MSG" on stderr, exit 1
+#   note MSG...         one line "PROG: MSG" on stderr
+#   need_root WHY       die unless uid 0
+#   need_tool CMD PKG   die naming the Debian package when CMD is missing
+#   image_epoch         SOURCE_DATE_EPOCH defaulted (last commit, else
+#                       2025-01-01) and checked; exported
+#   publish TMP FINAL   rename TMP to FINAL (same directory): an output
+#                       exists under its final name only complete
+#   image_key           key= and pub=: the seal key pair signing the specs
+#
+# Sourcing scripts set prog= first (the name in messages) and here= (the
+# image/ directory); B is made absolute.
+prog=${prog:-${0##*/}}
+here=${here:-$(cd "$(dirname "$0")" && pwd)}
+top=$(dirname "$here")
+B=${B:-build}
+case $B in /*) ;; *) B=$PWD/$B ;; esac
+
+die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
+note() { printf '%s: %s\n' "$prog" "$*" >&2; }
+
+need_root() {
+	[ "$(id -u)" = 0 ] || die "must be run as root ($1)"
+}
+
+need_tool() {
+	command -v "$1" >/dev/null 2>&1 ||
+		die "$1 not found: install the Debian package $2 (make deps)"
+}
+
+image_epoch() {
+	if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
+		SOURCE_DATE_EPOCH=$(git -C "$top" log -1 --format=%ct 2>/dev/null || :)
+		# 2025-01-01T00:00:00Z, for a tree without git history
+		SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1735689600}
+	fi
+	case $SOURCE_DATE_EPOCH in
+	'' | *[!0-9]*) die "SOURCE_DATE_EPOCH must be seconds since the epoch" ;;
+	esac
+	export SOURCE_DATE_EPOCH
+}
+
+publish() {
+	[ -e "$1" ] || die "publish: $1 missing"
+	mv -f "$1" "$2" || die "cannot rename $1 to $2"
+}
+
+# image_apt_cache ROOT: bind apt's lists and archives of the build cache
+# ($B/cache/rootfs/lists, debs/apt) over ROOT's own, so that downloads stay
+# cached and never land in ROOT.  Only inside a private mount namespace
+# (unshare -m --propagation private): the mounts die with it.
+image_apt_cache() {
+	mkdir -p "$B/cache/rootfs/lists/partial" "$B/cache/rootfs/debs/apt/partial"
+	rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/archives/*.deb
+	mkdir -p "$1/var/lib/apt/lists/partial" "$1/var/cache/apt/archives/partial"
+	mount --bind "$B/cache/rootfs/lists" "$1/var/lib/apt/lists"
+	mount --bind "$B/cache/rootfs/debs/apt" "$1/var/cache/apt/archives"
+}
+
+# image_apt ROOT LOG ARGS...: apt-get ARGS in ROOT (image/chroot.sh), no
+# Recommends, old conffiles kept, output appended to LOG; on failure, die
+# with the log's last line.
+image_apt() {
+	_ia_root=$1 _ia_log=$2
+	shift 2
+	sh "$here/chroot.sh" "$_ia_root" env DEBIAN_FRONTEND=noninteractive \
+	    apt-get -q -y -o Dpkg::Options::=--force-confdef \
+	    -o Dpkg::Options::=--force-confold \
+	    -o APT::Install-Recommends=false "$@" >>"$_ia_log" 2>&1 ||
+		die "apt-get $1 in $_ia_root failed: $(tail -n 1 "$_ia_log") (log: $_ia_log)"
+}
+
+# image_no_services ROOT on|off: while on, policy-rc.d in ROOT forbids
+# every service start (invoke-rc.d), and dpkg skips fsync (a build that
+# dies is thrown away anyway).
+image_no_services() {
+	case $2 in
+	on)
+		printf '#!/bin/sh\n# owlet image build: no service starts in the target\nexit 101\n' \
+		    > "$1/usr/sbin/policy-rc.d"
+		chmod 0755 "$1/usr/sbin/policy-rc.d"
+		echo force-unsafe-io > "$1/etc/dpkg/dpkg.cfg.d/owlet-build" ;;
+	off)
+		rm -f "$1/usr/sbin/policy-rc.d" "$1/etc/dpkg/dpkg.cfg.d/owlet-build" ;;
+	esac
+}
+
+# image_key: set key= (secret) and pub= (public) for signing the specs:
+# SEAL_KEY (SEAL_PUB defaults to its name with .pub), else a key pair
+# without passphrase made once in $B/keys/.  Needs SEAL (the seal program).
+image_key() {
+	if [ -n "${SEAL_KEY:-}" ]; then
+		key=$SEAL_KEY
+		case ${key##*/} in *.*) pub=${key%.*}.pub ;; *) pub=$key.pub ;; esac
+		pub=${SEAL_PUB:-$pub}
+		[ -r "$key" ] || die "SEAL_KEY=$key: cannot read"
+		[ -r "$pub" ] || die "public key $pub not found (set SEAL_PUB=)"
+		return 0
+	fi
+	key=$B/keys/owlet.key pub=$B/keys/owlet.pub
+	[ -e "$key" ] && return 0
+	mkdir -p "$B/keys"
+	chmod 0700 "$B/keys"
+	"$SEAL" keygen -W -c "owlet image key" -p "$pub.new" -s "$key.new" >/dev/null ||
+		die "seal keygen failed"
+	mv "$pub.new" "$pub"
+	mv "$key.new" "$key"
+	note "new signing key $key (public: $pub)"
+}

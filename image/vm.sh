@@ -1,0 +1,100 @@
+#!/bin/sh
+# image/vm.sh: boot an owlet disk with qemu: `make vm`, and the one qemu
+# command line of the tests (tests/lib/vm.sh).
+#
+#   vm.sh [--disk FILE] [--port N] [--key PUBFILE] [--serial FILE]
+#         [--credential NAME=VALUE]... [--persist] [--daemon PIDFILE]
+#
+#   --disk      qcow2 or raw image (default $B/image/owlet-bookworm.qcow2)
+#   --port      host port on 127.0.0.1 forwarded to the guest's port 22
+#               (default 2222)
+#   --key       public key for root, passed as the systemd credential
+#               ssh.authorized_keys.root (default: the invoking user's
+#               ~/.ssh/id_ed25519.pub, id_ecdsa.pub or id_rsa.pub, if any)
+#   --serial    serial console to FILE (default: this terminal, with the
+#               qemu monitor on Ctrl-a c; Ctrl-a x quits)
+#   --credential  another systemd credential (e.g. system.hostname=web1)
+#   --persist   write to the disk (default: a snapshot, discarded at exit;
+#               PERSIST=1 does the same)
+#   --daemon    run in the background, the qemu pid written to PIDFILE
+#
+# Networking is qemu's user mode with restrict=on: the guest reaches
+# nothing outside the VM; the only way in is the forward from
+# 127.0.0.1:PORT.  KVM when /dev/kvm is usable, TCG otherwise.  UEFI
+# firmware: OVMF, without NVRAM (the disk boots from the removable path).
+set -eu
+prog=vm.sh
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+disk=$B/image/owlet-bookworm.qcow2
+port=2222 key= serial= daemon= creds=
+persist=${PERSIST:-0}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--disk) disk=$2; shift ;;
+	--port) port=$2; shift ;;
+	--key) key=$2; shift ;;
+	--serial) serial=$2; shift ;;
+	--credential) creds="$creds $2"; shift ;;
+	--persist) persist=1 ;;
+	--daemon) daemon=$2; shift ;;
+	*) die "unknown option $1 (see the head of $0)" ;;
+	esac
+	shift
+done
+
+need_tool qemu-system-x86_64 qemu-system-x86
+ovmf=/usr/share/ovmf/OVMF.fd
+[ -r "$ovmf" ] || die "$ovmf missing: install the Debian package ovmf (make deps)"
+[ -r "$disk" ] || die "$disk missing (make disk)"
+case $port in '' | *[!0-9]*) die "--port $port: not a number" ;; esac
+case $persist in 0) snap=on ;; 1) snap=off ;; *) die "PERSIST must be 0 or 1" ;; esac
+case $disk in *.qcow2) fmt=qcow2 ;; *) fmt=raw ;; esac
+
+if [ -z "$key" ]; then
+	home=$(getent passwd "${SUDO_USER:-$(id -un)}" | cut -d: -f6)
+	for k in id_ed25519 id_ecdsa id_rsa; do
+		[ -r "$home/.ssh/$k.pub" ] && { key=$home/.ssh/$k.pub; break; }
+	done
+fi
+smbios=
+if [ -n "$key" ]; then
+	[ -r "$key" ] || die "--key $key: cannot read"
+	# Only public keys: a private key or anything else must not reach
+	# the guest's authorized_keys.
+	ssh-keygen -l -f "$key" >/dev/null 2>&1 || die "$key: not an SSH public key"
+	grep -q PRIVATE "$key" && die "$key: a private key, not a public one"
+	smbios="io.systemd.credential.binary:ssh.authorized_keys.root=$(base64 -w0 < "$key")"
+fi
+
+if [ -w /dev/kvm ] && [ -r /dev/kvm ]; then
+	accel="-accel kvm -cpu host"
+else
+	accel="-accel tcg -cpu max"
+fi
+
+set -- -machine q35 $accel -smp 2 -m 2048 -bios "$ovmf" \
+    -drive "if=virtio,format=$fmt,file=$disk,snapshot=$snap" \
+    -netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:22" \
+    -device virtio-net-pci,netdev=n0 \
+    -device virtio-rng-pci -display none
+[ -z "$smbios" ] || set -- "$@" -smbios "type=11,value=$smbios"
+for c in $creds; do
+	case $c in *=*) ;; *) die "--credential $c: not NAME=VALUE" ;; esac
+	set -- "$@" -smbios "type=11,value=io.systemd.credential:$c"
+done
+
+if [ -n "$daemon" ]; then
+	[ -n "$serial" ] || die "--daemon needs --serial FILE"
+	exec qemu-system-x86_64 "$@" -serial "file:$serial" -monitor none \
+	    -daemonize -pidfile "$daemon"
+fi
+if [ -n "$serial" ]; then
+	set -- "$@" -serial "file:$serial" -monitor none
+else
+	set -- "$@" -serial mon:stdio
+fi
+note "ssh -p $port root@localhost${key:+ (key $key)}; Ctrl-a x quits"
+[ -n "$key" ] || note "no SSH key found: log in on this console (root sets a password at first login)"
+exec qemu-system-x86_64 "$@"

@@ -1,0 +1,137 @@
+# The VM harness: boot an owlet disk under qemu (image/vm.sh, the same
+# command line as `make vm`) and talk to it over SSH.  Source after
+# tests/lib/root.sh and tests/lib/image.sh, in bash:
+#
+#     need_root; tmpdir; need_vm_tools; need_disk
+#     vm_boot a "$OWLET_DISK" 3G; vm_wait_ssh a
+#     vm_ssh a 'systemctl is-system-running'
+#     vm_stop a
+#
+# Every VM runs on a qcow2 overlay in $T (the built disk stays pristine;
+# the overlay persists across vm_stop/vm_boot of the same NAME, which is a
+# reboot), with qemu's user networking restricted (restrict=on: the guest
+# reaches nothing outside) and one forward, 127.0.0.1:PORT to the guest's
+# sshd.  Root's key (made here, in $T) goes in as the systemd credential
+# ssh.authorized_keys.root.  No qemu outlives the test: vm_cleanup runs at
+# exit and kills what is left.
+
+OWLET_DISK=$B/image/owlet-bookworm.qcow2
+VM_TIMEOUT=${VM_TIMEOUT:-240}
+
+# need_vm_tools: skip the whole test (with the reason) when qemu, OVMF or
+# an SSH client is missing; make deps installs them.
+need_vm_tools() {
+	_nv_miss=
+	command -v qemu-system-x86_64 >/dev/null || _nv_miss="$_nv_miss qemu-system-x86"
+	command -v qemu-img >/dev/null || _nv_miss="$_nv_miss qemu-utils"
+	[ -r /usr/share/ovmf/OVMF.fd ] || _nv_miss="$_nv_miss ovmf"
+	command -v ssh >/dev/null || _nv_miss="$_nv_miss openssh-client"
+	if [ -n "$_nv_miss" ]; then
+		echo "1..0 # SKIP VM test needs Debian packages:$_nv_miss (make deps)"
+		exit 0
+	fi
+}
+
+# need_disk: make disk (the image first if needed) or stop the run with
+# "Bail out!"; then hold shared locks on $B/image/lock and disk.lock, so
+# no concurrent build replaces the disk underneath.
+need_disk() {
+	_nd_log=$(mktemp)
+	if ! make -s -C "$TOP" B="$B" disk >"$_nd_log" 2>&1; then
+		echo "Bail out! need_disk: make disk failed: $(tail -n 1 "$_nd_log")"
+		rm -f "$_nd_log"
+		exit 255
+	fi
+	rm -f "$_nd_log"
+	exec 7<"$B/image/lock" 6<"$B/image/disk.lock"
+	flock -s 7
+	flock -s 6
+	if [ ! -s "$OWLET_DISK" ]; then
+		echo "Bail out! need_disk: $OWLET_DISK missing (a concurrent make disk failed?)"
+		exit 255
+	fi
+}
+
+VM_NAMES=
+vm_cleanup() {
+	for _vc in $VM_NAMES; do
+		[ -s "$T/vm.$_vc.pid" ] && kill -9 "$(cat "$T/vm.$_vc.pid")" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+
+# vm_boot NAME DISK [SIZE]: start VM NAME in the background on an overlay
+# of DISK (made on the first boot of NAME, SIZE larger than DISK if given).
+vm_boot() {
+	_vb=$1
+	if [ ! -e "$T/vm.$_vb.qcow2" ]; then
+		qemu-img create -q -f qcow2 -F qcow2 -b "$2" "$T/vm.$_vb.qcow2" ${3:+"$3"} ||
+			return 1
+	fi
+	if [ ! -e "$T/vm.key" ]; then
+		ssh-keygen -q -t ed25519 -N '' -C owlet-test -f "$T/vm.key" || return 1
+	fi
+	case " $VM_NAMES " in *" $_vb "*) ;; *) VM_NAMES="$VM_NAMES $_vb" ;; esac
+	trap vm_cleanup EXIT
+	# A port nobody listens on (if another process takes it meanwhile,
+	# qemu exits and vm_wait_ssh says so).
+	while :; do
+		_vb_port=$(shuf -i 20000-59999 -n 1)
+		[ -z "$(ss -Hltn "sport = :$_vb_port")" ] && break
+	done
+	echo "$_vb_port" > "$T/vm.$_vb.port"
+	: > "$T/vm.$_vb.serial"
+	rm -f "$T/vm.$_vb.pid" "$T/vm.$_vb.known_hosts"
+	date +%s > "$T/vm.$_vb.start"
+	B=$B sh "$TOP/image/vm.sh" --disk "$T/vm.$_vb.qcow2" --port "$_vb_port" \
+	    --key "$T/vm.key.pub" --serial "$T/vm.$_vb.serial" --persist \
+	    --daemon "$T/vm.$_vb.pid" ${VM_CREDS:-}
+}
+
+# vm_ssh NAME CMD...: run CMD (a shell command line) as root in the VM.
+vm_ssh() {
+	_vs=$1
+	shift
+	ssh -q -p "$(cat "$T/vm.$_vs.port")" -i "$T/vm.key" -o BatchMode=yes \
+	    -o StrictHostKeyChecking=accept-new -o "UserKnownHostsFile=$T/vm.$_vs.known_hosts" \
+	    -o ConnectTimeout=10 -o LogLevel=ERROR root@127.0.0.1 "$@"
+}
+
+# vm_wait_ssh NAME: wait until root logs in over SSH (VM_TIMEOUT seconds);
+# sets VM_BOOT_SECONDS.  On failure, prints the serial console's tail as
+# TAP comments and returns 1.
+vm_wait_ssh() {
+	_vw=$1
+	_vw_t0=$(cat "$T/vm.$_vw.start")
+	while :; do
+		if vm_ssh "$_vw" true 2>/dev/null; then
+			VM_BOOT_SECONDS=$(($(date +%s) - _vw_t0))
+			return 0
+		fi
+		if [ $(($(date +%s) - _vw_t0)) -ge "$VM_TIMEOUT" ] ||
+		    ! kill -0 "$(cat "$T/vm.$_vw.pid" 2>/dev/null || echo 0)" 2>/dev/null; then
+			echo "# VM $_vw: no SSH after $(($(date +%s) - _vw_t0)) s; serial console:"
+			tail -n 30 "$T/vm.$_vw.serial" | sed 's/^/#   /'
+			return 1
+		fi
+		sleep 2
+	done
+}
+
+# vm_stop NAME: power the VM off and wait for qemu to exit (60 s, then
+# kill it and return 1).
+vm_stop() {
+	_vt=$1
+	_vt_pid=$(cat "$T/vm.$_vt.pid" 2>/dev/null) || return 0
+	vm_ssh "$_vt" 'systemctl poweroff' 2>/dev/null || :
+	_vt_i=0
+	while kill -0 "$_vt_pid" 2>/dev/null; do
+		_vt_i=$((_vt_i + 1))
+		if [ "$_vt_i" -gt 60 ]; then
+			kill -9 "$_vt_pid" 2>/dev/null
+			return 1
+		fi
+		sleep 1
+	done
+	rm -f "$T/vm.$_vt.pid"
+}
