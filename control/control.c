@@ -45,14 +45,38 @@ usage(int status)
 	exit(status);
 }
 
+/*
+ * A chroot is a root directory other than init's (an image build runs
+ * dpkg, and with it the dpkg hook's --reapply, in one); when that cannot
+ * be told (no /proc), it is assumed.  There the kernel is the build
+ * host's: sysctl.c leaves /proc/sys alone but for the net.* keys of a
+ * private network namespace (OWLET_PRIVATE_NETNS=1).
+ */
+static int
+in_chroot(void)
+{
+	struct stat self, init;
+
+	if (stat("/", &self) < 0 || stat("/proc/1/root/.", &init) < 0)
+		return 1;
+	return self.st_dev != init.st_dev || self.st_ino != init.st_ino;
+}
+
 static void
 open_root(struct ctl *c, const char *root)
 {
 	char self[PATH_MAX];
+	const char *p;
 	ssize_t n;
 
 	c->root = root ? root : "";
 	c->live = !root || strcmp(root, "/") == 0;
+	c->chroot = c->live && in_chroot();
+	/* Inside a chroot, the pid namespace's init may share the chroot's
+	 * network namespace: whether that one is private cannot be seen from
+	 * here.  image/chroot.sh says so when it made one. */
+	c->netns = c->chroot && (p = getenv("OWLET_PRIVATE_NETNS")) &&
+	    strcmp(p, "1") == 0;
 	if (root && strcmp(root, "/") == 0)
 		c->root = "";
 	c->rootfd = open(c->root[0] ? c->root : "/", O_RDONLY | O_DIRECTORY |
@@ -327,8 +351,19 @@ cmd_defaults(struct ctl *c)
 	lock_root(c);
 	for (i = 0; i < c->nfac; i++) {
 		struct facility *f = &c->fac[i];
-		if (f->same_as || !f->deflt || !engine_available(c, f))
+		if (f->same_as || !f->deflt)
 			continue;
+		/* A program not installed yet gets its choice recorded: the
+		 * dpkg hook's --reapply switches it when a package brings it,
+		 * so the profile holds for what is installed later. */
+		if (!engine_available(c, f)) {
+			if (states_set(c, f->name, f->deflt) < 0) {
+				undo_rollback(c);
+				rc = 1;
+			} else
+				undo_forget(c);
+			continue;
+		}
 		if (engine_set(c, f, f->deflt) < 0)
 			rc = 1;
 		else if (!quiet)

@@ -1,14 +1,14 @@
 # control(8): the facility engine, installed root-only in /usr/sbin with
-# the facility files in /usr/share/owlet/facilities and an apt hook.
+# the facility files in /usr/share/owlet/facilities and a dpkg hook.
 CONTROL_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard control/*.c))
 CONTROL     := $(B)/sbin/control
 FACILITY_FILES := $(wildcard facilities/[a-z]*)
 
-all: $(CONTROL) $(B)/control/apt-hook.conf
+all: $(CONTROL) $(B)/control/dpkg-hook.cfg
 
 # Root-relative data paths are compiled in (facility files, PAM stacks).
 $(CONTROL_OBJ): CPPFLAGS += -DOWLET_DATADIR='"$(OWLET_DATADIR)"'
-$(B)/control/apt-hook.conf: control/apt-hook.conf
+$(B)/control/dpkg-hook.cfg: control/dpkg-hook.cfg
 	@mkdir -p $(@D)
 	sed 's|/usr/sbin/control|$(SBINDIR)/control|g' $< > $@
 
@@ -20,9 +20,9 @@ install-control: $(CONTROL)
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(OWLET_DATADIR)/facilities
 	install -m 0700 $(CONTROL) $(DESTDIR)$(SBINDIR)/
 	install -m 0644 $(FACILITY_FILES) $(DESTDIR)$(OWLET_DATADIR)/facilities/
-	install -d $(DESTDIR)/etc/apt/apt.conf.d
-	install -m 0644 $(B)/control/apt-hook.conf \
-	  $(DESTDIR)/etc/apt/apt.conf.d/70owlet-control
+	install -d $(DESTDIR)/etc/dpkg/dpkg.cfg.d
+	install -m 0644 $(B)/control/dpkg-hook.cfg \
+	  $(DESTDIR)/etc/dpkg/dpkg.cfg.d/owlet-control
 .PHONY: install-control
 
 # libFuzzer target for the facility file parser.

@@ -38,6 +38,9 @@ struct ctl {
 	int rootfd;
 	int live;		/* acting on the running system (root /):
 				 * sysctls also go to /proc/sys */
+	int chroot;		/* live, but in a chroot: the kernel is not
+				 * this root's (sysctl_live) */
+	int netns;		/* ... in a network namespace of its own */
 	char bindir[PATH_MAX];	/* where tcb_convert and tcb_unconvert are */
 	int detecting;		/* reading states: a missing user or group
 				 * means "does not hold", not an error */

@@ -6,6 +6,9 @@
  * /proc/sys at once and the running value must agree for the state to
  * hold: net.ipv4.ping_group_range is per network namespace, and the test
  * of a state is what the kernel enforces now, not what a file promises.
+ * In a chroot the kernel belongs to someone else (an image build runs on
+ * the build host's): there only the net.* keys of a private network
+ * namespace are live, every other key is a file only.
  */
 #include <err.h>
 #include <errno.h>
@@ -29,6 +32,17 @@ proc_path(const char *key, char *buf, size_t len)
 	for (i = strlen("/proc/sys/"); buf[i]; i++)
 		if (buf[i] == '.')
 			buf[i] = '/';
+}
+
+/* Whether KEY is read and set in /proc/sys too. */
+static int
+sysctl_live(const struct ctl *c, const char *key)
+{
+	if (!c->live)
+		return 0;
+	if (!c->chroot)
+		return 1;
+	return c->netns && strncmp(key, "net.", 4) == 0;
 }
 
 /* The running value, blanks normalised; 0 or -1. */
@@ -111,7 +125,7 @@ sysctl_holds(struct ctl *c, const struct act *a)
 
 	as_lines(a, &l, buf);
 	rc = text_lines_hold(c, &l, SYSCTL_FILE, a->path);
-	if (rc != 1 || !c->live || !a->alt[0])
+	if (rc != 1 || !sysctl_live(c, a->path) || !a->alt[0])
 		return rc;
 	/* The file holds one of the values; the kernel must run one of
 	 * them too (a value, not "-": absence says nothing of the kernel). */
@@ -152,7 +166,7 @@ sysctl_apply(struct ctl *c, const struct act *a)
 		snprintf(line, sizeof(line), "%s = %s", a->path, value);
 	if (text_set_lines(c, SYSCTL_FILE, a->path, a->alt[0] ? line : NULL) < 0)
 		return -1;
-	if (!c->live || !a->alt[0])
+	if (!sysctl_live(c, a->path) || !a->alt[0])
 		return 0;
 	if (read_live(a->path, old, sizeof(old)) < 0 ||
 	    undo_push(c, revert_live, NULL, a->path, old, strlen(old), NULL,

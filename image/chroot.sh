@@ -9,7 +9,8 @@
 #   /run /tmp  empty tmpfs
 # and a clean environment (PATH, HOME=/root, TERM, LANG=C.UTF-8).
 # CHROOT_UNSHARE adds unshare options (e.g. "-n": a network namespace with
-# lo up).
+# lo up, and OWLET_PRIVATE_NETNS=1 in CMD's environment, which lets
+# control(8) set net.* sysctls there).
 #
 # Invariants: every mount lives in the new mount namespace only, so it
 # vanishes with CMD and nothing under DIR or on the host is left mounted;
@@ -64,8 +65,12 @@ if t=$(tty 2>/dev/null); then
 	: > "$d/dev/console"
 	mount --bind "$t" "$d/dev/console"
 fi
+# control(8) in a chroot writes the net.* sysctls of the running kernel
+# only when told that the network namespace is private (its own is
+# invisible from inside the pid namespace).
+netns=0
 case " ${CHROOT_UNSHARE:-} " in
-*" -n "* | *" --net "*) ip link set lo up ;;
+*" -n "* | *" --net "*) ip link set lo up; netns=1 ;;
 esac
 if [ -s "$d/etc/hostname" ]; then
 	hostname "$(head -n 1 "$d/etc/hostname")" 2>/dev/null || :
@@ -75,6 +80,6 @@ fi
 # signal semantics, and the namespace (with CMD's leftovers) ends with it.
 rc=0
 env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
+    HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 OWLET_PRIVATE_NETNS=$netns \
     /usr/sbin/chroot "$d" "$@" || rc=$?
 exit "$rc"

@@ -80,11 +80,30 @@ if [ -n "$deb" ]; then
 		control --check && echo check-clean")
 	rm -f "$R/tmp.iputils-ping.deb"
 	like "$out" "apt-rc=0" "apt reinstalls iputils-ping (its postinst runs setcap)"
-	like "$out" "dgramsocket" "ping is still dgramsocket after the upgrade (statoverride + apt hook)"
+	like "$out" "dgramsocket" "ping is still dgramsocket after the upgrade (statoverride + dpkg hook)"
 	is "$(printf '%s\n' "$out" | grep -c cap_net_raw)" 0 "the capability the postinst added was removed by control --reapply"
 	like "$out" "check-clean" "--check is clean"
 else
 	ok 1 "iputils-ping .deb in the rootfs cache"
 fi
+
+# --- a chroot that shares the network namespace of the kernel's init (an
+# image build): control writes no /proc/sys.  Checked in a network
+# namespace made outside the chroot, which it cannot tell from the
+# host's: a wrong write lands there, never on this machine.
+out=$(unshare -n sh -c 'sh "$1/image/chroot.sh" "$2" control ping public >/dev/null 2>&1;
+	echo rc=$?; cat /proc/sys/net/ipv4/ping_group_range' _ "$TOP" "$R")
+like "$out" "rc=0" "in a chroot without a network namespace of its own, control ping public works"
+like "$out" "1[[:space:]]+0\$" "... without writing /proc/sys (the new namespace's range stays 1 0)"
+like "$(cat "$R/etc/sysctl.d/90-control.conf")" "ping_group_range = 0 2147483647" \
+    "... and sets the range in /etc/sysctl.d for the next boot"
+
+# --- --defaults records the choice of a program not installed yet
+out=$(inside "test -e /usr/bin/sudo || echo no-sudo; control --defaults --quiet; echo rc=\$?;
+	grep '^sudo ' /etc/control.d/states; control --check >/dev/null && echo check-clean")
+like "$out" "no-sudo" "sudo is not installed in the base"
+like "$out" "rc=0" "control --defaults"
+like "$out" "^sudo restricted\$" "... records sudo restricted, applied by the dpkg hook when a package brings sudo"
+like "$out" "check-clean" "... and --check ignores it while sudo is absent"
 
 done_testing
