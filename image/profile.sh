@@ -42,6 +42,12 @@ sh "$here/chroot.sh" "$R" systemctl enable --quiet systemd-networkd.service \
     systemd-networkd-wait-online.service ||
 	die "systemctl enable systemd-networkd failed"
 
+# Host name: the system.hostname credential, else /etc/hostname.
+put etc/systemd/system/owlet-hostname.service etc/systemd/system/owlet-hostname.service 0644
+mkdir -p "$R/etc/systemd/system/sysinit.target.wants"
+ln -sfn /etc/systemd/system/owlet-hostname.service \
+    "$R/etc/systemd/system/sysinit.target.wants/owlet-hostname.service"
+
 # A server: boot to multi-user.target (Debian's default is graphical).
 ln -sfn /lib/systemd/system/multi-user.target "$R/etc/systemd/system/default.target"
 

@@ -135,3 +135,28 @@ vm_stop() {
 	done
 	rm -f "$T/vm.$_vt.pid"
 }
+
+# vm_ssh_pw NAME USER PASS CMD: run CMD as USER, logged in with a password
+# through keyboard-interactive (PAM), answered by an SSH_ASKPASS program
+# (no terminal needed; one prompt allowed, so a wrong password fails at
+# once).  stdin goes to CMD.
+vm_ssh_pw() {
+	( umask 077; printf '%s\n' "$3" > "$T/vm.askpass.pw" )
+	printf '#!/bin/sh\ncat "%s"\n' "$T/vm.askpass.pw" > "$T/vm.askpass"
+	chmod 0700 "$T/vm.askpass"
+	SSH_ASKPASS=$T/vm.askpass SSH_ASKPASS_REQUIRE=force setsid -w \
+	    ssh -q -p "$(cat "$T/vm.$1.port")" -o StrictHostKeyChecking=accept-new \
+	    -o "UserKnownHostsFile=$T/vm.$1.known_hosts" -o ConnectTimeout=10 \
+	    -o LogLevel=ERROR -o PreferredAuthentications=keyboard-interactive \
+	    -o PubkeyAuthentication=no -o NumberOfPasswordPrompts=1 \
+	    "$2@127.0.0.1" "$4"
+}
+
+# vm_pty_passwd NAME USER OLD NEW: as USER (logged in with OLD), run
+# passwd(1) on a terminal (ssh -tt, driven by expect): every prompt for the
+# current password gets OLD, every prompt for a new one gets NEW.  Prints
+# the session's text; the exit status is passwd's.
+vm_pty_passwd() {
+	VM_PORT=$(cat "$T/vm.$1.port") VM_KNOWN=$T/vm.$1.known_hosts \
+	VM_USER=$2 VM_OLD=$3 VM_NEW=$4 expect -f "$TOP/tests/lib/passwd.exp"
+}
