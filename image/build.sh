@@ -100,14 +100,15 @@ mkdir -p "$R.new$DEBS"
 args=
 for p in $PKGS; do
 	set -- "$D/${p}"_*.deb
-	[ $# = 1 ] && [ -f "$1" ] ||
+	if [ $# != 1 ] || [ ! -f "$1" ]; then
 		die "$D: not exactly one ${p}_*.deb (make deb; owlet-shadow-tcb needs Debian's shadow source)"
+	fi
 	cp "$1" "$R.new$DEBS/"
 	args="$args $DEBS/${1##*/}"
 done
 flock -u 9
 
-note "apt-get install$args"
+note "apt-get install $PKGS (from $D; log: $log)"
 # shellcheck disable=SC2086 # a list of paths without blanks
 unshare -m --propagation private -- sh "$0" --apt "$R.new" "$log" $args ||
 	die "installing owlet's packages failed: $(tail -n 1 "$log") (log: $log)"
