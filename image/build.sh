@@ -1,13 +1,14 @@
 #!/bin/sh
 # image/build.sh: make image.  From the cached base ($B/cache/rootfs/base,
-# make rootfs), builds in $B/image/:
-#   root/                    the image tree: base + make install of owlet +
-#                            image/profile.sh, cleaned for shipping
+# make rootfs) and owlet's packages ($B/deb, make deb), builds in $B/image/:
+#   root/                    the image tree: base + owlet's packages
+#                            installed with apt + image/profile.sh, cleaned
+#                            for shipping
 #   owlet-bookworm.tar       reproducible rootfs tarball of root/
 #   owlet-bookworm.mtree     seal spec of root/
 #   owlet-bookworm.mtree.minisig  its signature; owlet.pub verifies it
 #
-# Environment: B, MAKE, SOURCE_DATE_EPOCH (default: the last commit's time),
+# Environment: B, DEB_OUT (the packages, default $B/deb), SOURCE_DATE_EPOCH (default: the last commit's time),
 # SEAL_KEY (secret key file; SEAL_PUB defaults to SEAL_KEY with .key/.sec
 # replaced by .pub) or else a key pair generated once in $B/keys/.
 #
@@ -19,8 +20,16 @@
 #   tarball excludes nothing: root/, the tarball and the spec hold the same
 #   entries, so an instance unpacked from the tarball verifies against the
 #   spec.
-# - The base is read under a shared lock on $B/cache/rootfs/lock, so no
-#   make rootfs replaces it meanwhile; $B/image/lock serializes image builds.
+# - The base is read under a shared lock on $B/cache/rootfs/lock, and the
+#   packages are copied under a shared lock on $DEB_OUT/lock, so no make
+#   rootfs or make deb replaces them meanwhile; $B/image/lock serializes
+#   image builds.
+# - owlet comes into the root as a system gets it: apt installs the .debs
+#   (dpkg owns every file, the packages' maintainer scripts and triggers
+#   run, dependencies such as libsodium23 come from Debian's archive).
+#   apt's lists and archives are the build cache's, bind-mounted only
+#   inside a private mount namespace; the .debs themselves are read from
+#   a copy under var/tmp that is removed with the rest of var/tmp.
 set -eu
 prog=build.sh
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,6 +39,32 @@ O=$B/image
 R=$O/root
 NAME=owlet-bookworm
 SEAL=$B/bin/seal
+D=${DEB_OUT:-$B/deb}
+case $D in /*) ;; *) D=$top/$D ;; esac
+# owlet's packages in the image: all of make deb's but libtcb-dev
+PKGS="libtcb0 libnss-tcb libpam-tcb owlet-control seal owlet-shadow-tcb"
+DEBS=/var/tmp/owlet-debs
+
+# --- inside a private mount namespace: owlet's packages, through apt -----
+if [ "${1:-}" = --apt ]; then
+	root=$2 log=$3
+	shift 3
+	image_no_services "$root" on
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	image_apt_cache "$root"
+	# The lists of the base's build first, for the versions the base was
+	# made with; a fresh update only when they no longer resolve the
+	# dependencies (libsodium23).
+	if ! sh "$here/chroot.sh" "$root" apt-get -q -y --print-uris \
+	    -o APT::Install-Recommends=false install "$@" >>"$log" 2>&1; then
+		image_apt "$root" "$log" update
+	fi
+	image_apt "$root" "$log" install "$@"
+	umount "$root/var/cache/apt/archives" "$root/var/lib/apt/lists"
+	rm -rf "$root/etc/resolv.conf" "$root"/var/cache/apt/*.bin "$root$DEBS"
+	image_no_services "$root" off
+	exit 0
+fi
 
 need_root "file owners, chroot, mount namespaces"
 [ -x "$SEAL" ] || die "$SEAL missing (make all)"
@@ -55,11 +90,28 @@ trap 'exit 130' INT TERM HUP
 cp -a "$C/base" "$R.new"
 flock -u 9
 
-note "make install DESTDIR=$R.new PREFIX=/usr"
-${MAKE:-make} -s -C "$top" B="$B" install DESTDIR="$R.new" PREFIX=/usr >>"$log" 2>&1 ||
-	die "make install failed: $(tail -n 1 "$log") (log: $log)"
-# make install puts libtcb.so.0 in the multiarch libdir: refresh ld.so.cache.
-sh "$here/chroot.sh" "$R.new" ldconfig >>"$log" 2>&1 || die "ldconfig in the image failed"
+# One .deb of each package, all of one make deb (the stamp is written
+# after the last of them).
+mkdir -p "$D"
+exec 9>>"$D/lock"
+flock -s 9
+[ -f "$D/stamp" ] || die "no complete build of owlet's packages in $D (make deb)"
+mkdir -p "$R.new$DEBS"
+args=
+for p in $PKGS; do
+	set -- "$D/${p}"_*.deb
+	if [ $# != 1 ] || [ ! -f "$1" ]; then
+		die "$D: not exactly one ${p}_*.deb (make deb; owlet-shadow-tcb needs Debian's shadow source)"
+	fi
+	cp "$1" "$R.new$DEBS/"
+	args="$args $DEBS/${1##*/}"
+done
+flock -u 9
+
+note "apt-get install $PKGS (from $D; log: $log)"
+# shellcheck disable=SC2086 # a list of paths without blanks
+unshare -m --propagation private -- sh "$0" --apt "$R.new" "$log" $args ||
+	die "installing owlet's packages failed: $(tail -n 1 "$log") (log: $log)"
 
 note "profile.sh"
 B=$B IMAGE_OUT=$O sh "$here/profile.sh" "$R.new" || die "profile.sh failed"

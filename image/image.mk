@@ -1,6 +1,7 @@
 # image/: the Debian 12 server image (docs/image.md).
 #   make rootfs   cached debootstrap base, $(B)/cache/rootfs/base
-#   make image    $(B)/image/: root/, owlet-bookworm.tar, .mtree, .minisig
+#   make image    $(B)/image/: root/, owlet-bookworm.tar, .mtree, .minisig,
+#                 from the base and owlet's packages (make deb)
 #   make shell    root shell in $(B)/image/root (changes discarded; WRITE=1
 #                 keeps them)
 #   make boot     boot $(B)/image/root with systemd-nspawn -b
@@ -13,8 +14,10 @@
 rootfs:
 	@B=$(abspath $(B)) sh image/rootfs.sh
 
-image: all rootfs
-	@B=$(abspath $(B)) MAKE="$(MAKE)" sh image/build.sh
+# The image installs owlet from make deb's packages (a no-op when they are
+# current: mk/deb.sh's stamp); all builds the seal that signs the spec.
+image: all rootfs deb
+	@B=$(abspath $(B)) DEB_OUT=$(abspath $(DEB_OUT)) sh image/build.sh
 
 shell:
 	@B=$(abspath $(B)) sh image/shell.sh shell

@@ -1,7 +1,8 @@
 #!/bin/sh
 # image/profile.sh ROOT: the owlet profile, applied to an image tree by
-# image/build.sh after the base was copied to ROOT and owlet installed
-# into it (make install DESTDIR=ROOT PREFIX=/usr).
+# image/build.sh after the base was copied to ROOT and owlet's packages
+# installed into it with apt (owlet-shadow-tcb among them: the tcb-aware
+# shadow-utils are in place, under its diversions).
 #
 # Contract: runs on the build host as root; changes ROOT only (never the
 # host); to run a program of the image, use
@@ -61,11 +62,12 @@ put etc/systemd/journald.conf.d/owlet.conf etc/systemd/journald.conf.d/owlet.con
 # sysctls would reach the build host's kernel.
 ctl() { "$R/usr/sbin/control" --root "$R" "$@"; }
 
-# shadow-utils built with tcb against owlet's libtcb (useradd, usermod,
-# userdel, passwd, chpasswd, pwck, ...), diverted over Debian's so that
-# upgrades of passwd and login keep them (docs/shadow-tcb.md).
-B=${B:?} bash "$here/shadow-tcb.sh" --install "$R" ||
-	die "tcb-aware shadow-utils: build or install failed (exit $?)"
+# The tcb-aware shadow-utils (useradd, passwd, chpasswd, pwck, ...) are
+# owlet-shadow-tcb's, put over Debian's by its postinst under package
+# diversions, kept by its triggers across updates of passwd and login
+# (docs/packaging.md); this script checks they are in place.
+[ "$(sh "$here/chroot.sh" "$R" dpkg-divert --listpackage /usr/sbin/useradd)" = \
+    owlet-shadow-tcb ] || die "owlet-shadow-tcb's useradd is not in place"
 
 # First login: root without a password is asked for one (passwdqc).
 put etc/profile.d/owlet-setup.sh etc/profile.d/owlet-setup.sh 0644

@@ -15,7 +15,8 @@
 # set-ID bits: the stage is a build product on the build host, not an
 # installed tree).
 #
-# Install (run after make install DESTDIR=ROOT, before or after control):
+# Install (run after make install DESTDIR=ROOT, before or after control;
+# make image installs the package owlet-shadow-tcb instead):
 # inside ROOT (image/chroot.sh, private namespaces), each staged program
 # replaces Debian's under a local dpkg diversion to PATH.distrib, so an
 # upgrade of the package passwd or login unpacks Debian's new binary as

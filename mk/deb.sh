@@ -6,6 +6,18 @@
 # directory under $B/cache (which the top Makefile's search for *.d
 # dependency files skips), where dpkg-buildpackage -b -us -uc runs; its
 # own build directory is inside the copy.  Nothing outside $B changes.
+#
+# Invariants:
+# - DEB_OUT holds the packages of one build (old ones are removed before
+#   the new ones move in), under an exclusive lock on DEB_OUT/lock while
+#   they change; readers (image/build.sh) copy them under a shared lock.
+# - DEB_OUT/stamp names the inputs of the packages there (a hash of the
+#   copied tree, Debian's shadow source included, its modes and symlinks;
+#   the version, build profiles, lintian setting, DEB_BUILD_OPTIONS and
+#   the versions of every package installed on the build host).  It is
+#   removed before the packages change and written after lintian passed,
+#   so a second make deb with the same inputs keeps them (a second or
+#   two) and anything else rebuilds.  DEB_FORCE=1 rebuilds regardless.
 set -eu
 prog=deb.sh
 die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
@@ -15,6 +27,7 @@ DEB_OUT=${DEB_OUT:-$B/deb}
 DEB_VERSION=${DEB_VERSION:-}
 DEB_LINTIAN=${DEB_LINTIAN:-1}
 DEB_SHADOW=${DEB_SHADOW:-1}
+DEB_FORCE=${DEB_FORCE:-0}
 TOP=$(pwd)
 
 command -v dpkg-buildpackage >/dev/null || die "dpkg-buildpackage missing (make deps)"
@@ -22,6 +35,8 @@ command -v dh >/dev/null || die "debhelper missing (make deps)"
 [ -f debian/control ] || die "run from the top of the tree"
 
 mkdir -p "$B/cache" "$DEB_OUT"
+exec 9>>"$DEB_OUT/lock"
+flock 9
 W=$(mktemp -d "$B/cache/deb-build.XXXXXX")
 W=$(cd "$W" && pwd)
 trap 'rm -rf "$W"' EXIT INT TERM
@@ -84,6 +99,25 @@ else
 	profiles=noshadow
 fi
 
+# The stamp: what the packages are made from.  The tree's file times are
+# not inputs (dpkg-buildpackage takes SOURCE_DATE_EPOCH from the
+# changelog); the host's package versions stand for the toolchain and
+# the build dependencies.
+inputs=$(
+	printf 'version %s\nprofiles %s\nlintian %s\noptions %s\ntree ' \
+	    "$version" "${profiles:-none}" "$DEB_LINTIAN" "${DEB_BUILD_OPTIONS:-}"
+	tar -C "$S" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
+	    --format=gnu -cf - . | sha256sum | cut -d' ' -f1
+	printf 'host '
+	dpkg-query -W -f '${Package}:${Architecture} ${Version}\n' | sort |
+	    sha256sum | cut -d' ' -f1
+)
+if [ "$DEB_FORCE" != 1 ] && [ -f "$DEB_OUT/stamp" ] &&
+    [ "$(cat "$DEB_OUT/stamp")" = "$inputs" ]; then
+	echo "deb: owlet $version in $DEB_OUT is up to date"
+	exit 0
+fi
+
 log=$W/build.log
 echo "deb: building owlet $version in $S"
 # The build inside the copy must not see this make's variables: B from
@@ -99,7 +133,7 @@ if ! (cd "$S" &&
 fi
 
 # one build's packages in DEB_OUT
-rm -f "$DEB_OUT"/*.deb "$DEB_OUT"/*.buildinfo "$DEB_OUT"/*.changes
+rm -f "$DEB_OUT/stamp" "$DEB_OUT"/*.deb "$DEB_OUT"/*.buildinfo "$DEB_OUT"/*.changes
 mv "$W"/*.deb "$W"/*.buildinfo "$W"/*.changes "$DEB_OUT"/
 cp "$log" "$DEB_OUT/build.log"
 (cd "$DEB_OUT" && for d in *.deb; do
@@ -123,3 +157,6 @@ if [ "$DEB_LINTIAN" = 1 ]; then
 	fi
 	echo "deb: lintian: no error or warning; $(grep -c '^O:' "$DEB_OUT/lintian.txt") overridden, $(grep -c '^I:' "$DEB_OUT/lintian.txt") info ($DEB_OUT/lintian.txt)"
 fi
+
+printf '%s\n' "$inputs" > "$DEB_OUT/stamp.new"
+mv "$DEB_OUT/stamp.new" "$DEB_OUT/stamp"

@@ -2,12 +2,19 @@
 # make image (image/build.sh) from the cached base.
 #   - the outputs exist: root/, owlet-bookworm.tar, .mtree, .mtree.minisig,
 #     owlet.pub; owlet is installed in the root (seal, libtcb in ld.so.cache);
+#   - from its packages: dpkg -S names owlet's package for control,
+#     pam_tcb.so, libnss_tcb.so.2, seal and tcb_chkpwd; dpkg --verify of
+#     the six is clean (after control --defaults); the shadow-utils are
+#     owlet-shadow-tcb's diversions; seal finds its libraries (libsodium23
+#     came with it); no .deb is left in the tree;
 #   - seal verify -P with the signature passes on the fresh root; a planted
 #     set-uid file (in an overlay of the root) makes it fail; a spec changed
 #     by one byte fails the signature check;
 #   - the tarball: names sorted within each directory, no mtime after
-#     SOURCE_DATE_EPOCH (read from the signed trusted comment) and owlet's
-#     files at exactly that time, numeric owners only; no SSH host keys, an
+#     SOURCE_DATE_EPOCH (read from the signed trusted comment), a file the
+#     build wrote (dpkg's status) at exactly that time, owlet's seal at its
+#     time in the package (the changelog's date) or, if later, at
+#     SOURCE_DATE_EPOCH; numeric owners only; no SSH host keys, an
 #     empty machine-id, nothing inside proc/ sys/ dev/ run/ tmp/, no apt
 #     lists or .debs; file capabilities kept (pax xattr headers);
 #   - the tarball unpacked verifies against the spec (the root, the spec
@@ -36,6 +43,27 @@ for f in "$N.tar" "$N.mtree" "$N.mtree.minisig" "$O/owlet.pub"; do
 done
 t "the root has owlet's seal" test -x "$R/usr/bin/seal"
 like "$(chroot_run "$R" ldconfig -p)" 'libtcb\.so\.0 ' "libtcb.so.0 is in the root's ld.so.cache"
+
+# owlet came from its packages: dpkg owns its files, and they are the
+# packages' (dpkg --verify compares every file with the package's md5sums).
+PKGS="libtcb0 libnss-tcb libpam-tcb owlet-control seal owlet-shadow-tcb"
+ML=lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+for pf in owlet-control:/usr/sbin/control libpam-tcb:/$ML/security/pam_tcb.so \
+    libnss-tcb:/$ML/libnss_tcb.so.2 seal:/usr/bin/seal \
+    libpam-tcb:/usr/libexec/chkpwd/tcb_chkpwd; do
+	p=${pf%%:*} f=${pf#*:}
+	like "$(chroot_run "$R" dpkg -S "$f" 2>&1)" "^$p(:[a-z0-9]+)?: $f\$" "dpkg -S $f: $p"
+done
+out=$(chroot_run "$R" dpkg-query -W -f '${Package} ${db:Status-Abbrev}\n' $PKGS 2>&1)
+is "$(printf '%s\n' "$out" | grep -c ' ii $')" 6 "the six packages are installed (ii)"
+out=$(chroot_run "$R" dpkg --verify $PKGS 2>&1)
+ok $? "dpkg --verify of owlet's packages exits 0"
+is "$out" "" "dpkg --verify of owlet's packages reports nothing"
+is "$(chroot_run "$R" dpkg-divert --listpackage /usr/sbin/useradd)" owlet-shadow-tcb \
+    "useradd is owlet-shadow-tcb's (a package diversion, kept by its triggers)"
+unlike "$(chroot_run "$R" ldd /usr/bin/seal 2>&1)" 'not found' \
+    "seal finds its libraries in the root (libsodium23 came as its dependency)"
+is "$(find "$R" -xdev -name '*.deb' | head -n 3)" "" "no .deb is left in the tree"
 
 t "seal verify -P on the fresh root" "$SEAL" verify -f "$N.mtree" -p "$R" -P "$O/owlet.pub"
 
@@ -74,8 +102,13 @@ tv=$(TZ=UTC tar --full-time --numeric-owner -tvf "$N.tar")
 sdetime=$(TZ=UTC date -d "@$sde" '+%Y-%m-%d %H:%M:%S')
 newer=$(printf '%s\n' "$tv" | awk -v s="$sdetime" '($4 " " $5) > s' | head -n 3)
 is "$newer" "" "no mtime after SOURCE_DATE_EPOCH ($sdetime)"
-like "$(printf '%s\n' "$tv" | grep ' \./usr/bin/seal$')" " $sdetime +\\./usr/bin/seal\$" \
-    "a file installed by make install has mtime SOURCE_DATE_EPOCH"
+like "$(printf '%s\n' "$tv" | grep ' \./var/lib/dpkg/status$')" " $sdetime +\\./var/lib/dpkg/status\$" \
+    "a file the build wrote (dpkg's status) has mtime SOURCE_DATE_EPOCH"
+debtime=$(dpkg-deb --fsys-tarfile "$B"/deb/seal_*.deb |
+    TZ=UTC tar --full-time -tvf - ./usr/bin/seal | awk '{ print $4 " " $5 }')
+[[ "$debtime" < "$sdetime" ]] || debtime=$sdetime
+like "$(printf '%s\n' "$tv" | grep ' \./usr/bin/seal$')" " $debtime +\\./usr/bin/seal\$" \
+    "owlet's seal has its mtime from the package ($debtime)"
 is "$(tar -tvf "$N.tar" | awk '$2 !~ /^[0-9]+\/[0-9]+$/' | head -n 3)" "" \
     "no owner names stored (--numeric-owner)"
 is "$(printf '%s\n' "$list" | grep -c '^\./etc/ssh/ssh_host_')" 0 "no SSH host keys in the tarball"
