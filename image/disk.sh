@@ -11,6 +11,10 @@
 #                          like the image's; the trusted comment names the
 #                          raw disk's sha256
 #
+#   disk.sh --tree DIR NAME   the same pipeline on another root tree (the
+#                             stock Debian disk of bench/boot.sh): outputs
+#                             $B/image/NAME.*, always rebuilt
+#
 # Environment: B, KERNEL (cloud: linux-image-cloud-amd64, the default;
 # generic: linux-image-amd64, for bare metal), DISK_SIZE (default 2G),
 # SOURCE_DATE_EPOCH (default: the last commit's time).
@@ -38,6 +42,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 O=$B/image
 NAME=owlet-bookworm
+tree=$O/root
+if [ "${1:-}" = --tree ]; then
+	[ $# = 3 ] || die "usage: disk.sh [--tree DIR NAME]"
+	tree=$(cd "$2" 2>/dev/null && pwd -P) || die "$2: no such directory"
+	case $3 in '' | *[!a-z0-9.-]*) die "--tree: NAME must be [a-z0-9.-]" ;; esac
+	NAME=$3
+fi
 W=$O/disk.work
 SEAL=$B/bin/seal
 
@@ -92,19 +103,43 @@ flock 6
 # replaces it while it is copied.
 exec 7>>"$O/lock"
 flock -s 7
-[ -d "$O/root" ] && [ -f "$O/$NAME.mtree" ] || die "$O/root missing (make image)"
+if [ "$tree" = "$O/root" ]; then
+	[ -d "$tree" ] && [ -f "$O/$NAME.mtree.minisig" ] || die "$tree missing (make image)"
+	image_id=$(sha256sum < "$O/$NAME.mtree.minisig" | cut -d' ' -f1)
+else
+	[ -x "$tree/usr/bin/apt-get" ] || die "$tree: not a Debian root"
+	image_id=none	# another tree: no stamp, always rebuilt
+fi
+
+# The stamp: every input of the disk.  The image's signature names its
+# tarball's sha256 and SOURCE_DATE_EPOCH; the base's stamp, the apt lists
+# the kernel is chosen from.  A disk whose stamp matches is not rebuilt.
+inputs="kernel=$KERNEL size=$DISK_SIZE epoch=$SOURCE_DATE_EPOCH
+image=$image_id
+base=$(sha256sum < "$B/cache/rootfs/stamp" | cut -d' ' -f1)
+key=$(sha256sum < "$pub" | cut -d' ' -f1)
+scripts=$(cat "$0" "$here/lib.sh" "$here/chroot.sh" "$here/conf/mke2fs.conf" \
+    "$here"/files/disk/* | sha256sum | cut -d' ' -f1)"
+stamp=$O/$NAME.disk.stamp
+if [ "$image_id" != none ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$inputs" ] &&
+    [ -f "$O/$NAME.raw" ] && [ -f "$O/$NAME.qcow2" ] &&
+    [ -f "$O/$NAME.disk.mtree.minisig" ]; then
+	note "$O/$NAME.raw and .qcow2 are up to date"
+	exit 0
+fi
 
 t0=$(date +%s)
 log=$O/disk.log
 : > "$log"
-rm -f "$O/$NAME.raw" "$O/$NAME.qcow2" "$O/$NAME.disk.mtree" "$O/$NAME.disk.mtree.minisig"
+rm -f "$stamp" "$O/$NAME.raw" "$O/$NAME.qcow2" "$O/$NAME.disk.mtree" \
+    "$O/$NAME.disk.mtree.minisig"
 rm -rf "$W"
 trap 'rm -rf "$W"' EXIT
 trap 'exit 130' INT TERM HUP
 mkdir -p "$W"
 R=$W/root
 note "copying the image tree"
-cp -a "$O/root" "$R"
+cp -a "$tree" "$R"
 flock -u 7
 
 # uuid WHAT: a UUID (version 4 layout) that is the same for every build
@@ -232,5 +267,9 @@ publish "$W/disk.mtree" "$O/$NAME.disk.mtree"
 publish "$W/disk.mtree.minisig" "$O/$NAME.disk.mtree.minisig"
 publish "$W/disk.raw" "$O/$NAME.raw"
 publish "$W/disk.qcow2" "$O/$NAME.qcow2"
+if [ "$image_id" != none ]; then
+	printf '%s\n' "$inputs" > "$stamp.new"
+	publish "$stamp.new" "$stamp"
+fi
 note "done in $(($(date +%s) - t0)) s: $O/$NAME.raw ($DISK_SIZE)," \
     "$O/$NAME.qcow2 ($(du -h "$O/$NAME.qcow2" | cut -f1)), kernel $(ls "$R/boot" | sed -n 's/^vmlinuz-//p' | tr '\n' ' ')"
