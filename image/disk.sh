@@ -95,6 +95,9 @@ disk_bytes=$(numfmt --from=iec "$DISK_SIZE" 2>/dev/null) ||
 	die "DISK_SIZE=$DISK_SIZE: not a size (like 2G or 3072M)"
 MiB=1048576
 ESP_MIB=256
+# Room the kernel, its modules and initramfs take in the root (cloud:
+# about 130 MiB; generic: about 450), for the early size check.
+case $KERNEL in cloud) kernel_mib=130 ;; generic) kernel_mib=450 ;; esac
 
 mkdir -p "$O"
 exec 6>>"$O/disk.lock"
@@ -127,6 +130,13 @@ if [ "$image_id" != none ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$inputs"
 	note "$O/$NAME.raw and .qcow2 are up to date"
 	exit 0
 fi
+
+# need_mib KIB: the root partition's minimum for a tree of KIB
+need_mib() { echo $(($1 * 5 / 4 / 1024 + 128)); }
+root_mib=$((disk_bytes / MiB - 1 - ESP_MIB - 1))
+early=$(need_mib $(($(du -sxk "$tree" | cut -f1) + kernel_mib * 1024)))
+[ "$root_mib" -ge "$early" ] ||
+	die "DISK_SIZE=$DISK_SIZE too small: the root needs about ${early} MiB, the disk leaves ${root_mib} MiB"
 
 t0=$(date +%s)
 log=$O/disk.log
@@ -189,10 +199,9 @@ find "$R/tmp" "$R/var/tmp" "$R/run" -mindepth 1 -xdev -delete
 # The root partition takes what the ESP leaves (1 MiB alignment in front,
 # the backup GPT at the end); it must hold the tree with room to work.
 used_kib=$(du -sxk "$R" | cut -f1)
-need_mib=$((used_kib * 5 / 4 / 1024 + 128))
-root_mib=$((disk_bytes / MiB - 1 - ESP_MIB - 1))
-[ "$root_mib" -ge "$need_mib" ] ||
-	die "DISK_SIZE=$DISK_SIZE too small: the root needs ${need_mib} MiB, the disk leaves ${root_mib} MiB (at least $(((need_mib + ESP_MIB + 2 + 1023) / 1024))G)"
+need=$(need_mib "$used_kib")
+[ "$root_mib" -ge "$need" ] ||
+	die "DISK_SIZE=$DISK_SIZE too small: the root needs ${need} MiB, the disk leaves ${root_mib} MiB"
 
 # --- root file system ----------------------------------------------------
 note "ext4 root ($root_mib MiB, $((used_kib / 1024)) MiB used)"

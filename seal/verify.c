@@ -38,6 +38,8 @@ struct verify_ctx {
 	struct idmap *users, *groups;
 	char *skip;		/* tree subtree not to report */
 	char *spec_skip;	/* spec subtree already reported missing */
+	const char **exclude;	/* --exclude: "etc/x", no "./" */
+	size_t nexclude;
 	unsigned long changed, missing, extra, errors;
 	int json, first;
 	FILE *out;
@@ -77,6 +79,24 @@ under(const char *path, const char *dir)
 	if (strcmp(dir, ".") == 0)
 		return 1;
 	return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+/* An --exclude path, or below one: the walk leaves the tree's out, and
+ * the spec's must go too (else they would read as missing). */
+static int
+spec_excluded(const struct verify_ctx *c, const char *path)
+{
+	size_t i, n;
+
+	if (path[0] != '.' || path[1] != '/')
+		return 0;	/* "." itself */
+	for (i = 0; i < c->nexclude; i++) {
+		n = strlen(c->exclude[i]);
+		if (strncmp(path + 2, c->exclude[i], n) == 0 &&
+		    (path[n + 2] == '\0' || path[n + 2] == '/'))
+			return 1;
+	}
+	return 0;
 }
 
 static void
@@ -225,6 +245,10 @@ advance(struct verify_ctx *c)
 			seal_entry_free(&c->cur);
 			continue;	/* below a directory reported missing */
 		}
+		if (spec_excluded(c, c->cur.path)) {
+			seal_entry_free(&c->cur);
+			continue;	/* out of the comparison, as in the walk */
+		}
 		c->have_cur = 1;
 		return 1;
 	}
@@ -352,7 +376,8 @@ load_sorted(struct source *s, FILE *fp, const char *name)
 int
 seal_verify(const struct seal_args *a, FILE *spec)
 {
-	struct verify_ctx c = { .out = stdout, .json = a->json, .first = 1 };
+	struct verify_ctx c = { .out = stdout, .json = a->json, .first = 1,
+	    .exclude = a->exclude, .nexclude = a->nexclude };
 	struct source src = { 0 };
 	struct walk_opts w = { .root = a->root, .keys = K_SHA256 | K_CAPS,
 	    .exclude = a->exclude, .nexclude = a->nexclude, .fn = push };

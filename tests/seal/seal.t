@@ -177,6 +177,19 @@ like "$out" "^\. type=dir .*uname=root gname=root" "and uid 0 is root"
 $SEAL create -p "$R" -x d1 -x ./a > "$T/excl"
 tfail "-x excludes a subtree" grep -q '^big ' "$T/excl"
 tfail "-x excludes a file" grep -q '^a ' "$T/excl"
+# verify --exclude leaves the path out on both sides: a file and a
+# subtree gone from the tree, a file added, are not reported (./hard is
+# ./a's hard link: its link count changes).
+cp -a "$R" "$T/xtree"
+$SEAL create -p "$T/xtree" > "$T/xtree.spec"
+rm -rf "$T/xtree/d1" "$T/xtree/a"
+echo new > "$T/xtree/added"
+out=$($SEAL verify -f "$T/xtree.spec" -p "$T/xtree" --exclude d1 --exclude /a \
+    --exclude ./added --exclude hard 2>&1)
+is "$?:$out" "0:" "verify --exclude: a removed file, a removed subtree and an added file are not reported"
+out=$($SEAL verify -f "$T/xtree.spec" -p "$T/xtree" --exclude d1 2>&1)
+like "$out" "a: missing" "... and without their --exclude, they are"
+rm -rf "$T/xtree" "$T/xtree.spec"
 $SEAL create -p "$T/nonexistent" -o "$T/out.spec" 2>/dev/null
 ok $(( $? != 0 ? 0 : 1 )) "create of a missing tree fails"
 tfail "and leaves no spec behind" test -e "$T/out.spec"
