@@ -45,27 +45,6 @@ case $D in /*) ;; *) D=$top/$D ;; esac
 PKGS="libtcb0 libnss-tcb libpam-tcb owlet-control seal owlet-shadow-tcb"
 DEBS=/var/tmp/owlet-debs
 
-# --- inside a private mount namespace: owlet's packages, through apt -----
-if [ "${1:-}" = --apt ]; then
-	root=$2 log=$3
-	shift 3
-	image_no_services "$root" on
-	cp /etc/resolv.conf "$root/etc/resolv.conf"
-	image_apt_cache "$root"
-	# The lists of the base's build first, for the versions the base was
-	# made with; a fresh update only when they no longer resolve the
-	# dependencies (libsodium23).
-	if ! sh "$here/chroot.sh" "$root" apt-get -q -y --print-uris \
-	    -o APT::Install-Recommends=false install "$@" >>"$log" 2>&1; then
-		image_apt "$root" "$log" update
-	fi
-	image_apt "$root" "$log" install "$@"
-	umount "$root/var/cache/apt/archives" "$root/var/lib/apt/lists"
-	rm -rf "$root/etc/resolv.conf" "$root"/var/cache/apt/*.bin "$root$DEBS"
-	image_no_services "$root" off
-	exit 0
-fi
-
 need_root "file owners, chroot, mount namespaces"
 [ -x "$SEAL" ] || die "$SEAL missing (make all)"
 mkdir -p "$O"
@@ -110,27 +89,14 @@ flock -u 9
 
 note "apt-get install $PKGS (from $D; log: $log)"
 # shellcheck disable=SC2086 # a list of paths without blanks
-unshare -m --propagation private -- sh "$0" --apt "$R.new" "$log" $args ||
-	die "installing owlet's packages failed: $(tail -n 1 "$log") (log: $log)"
+sh "$here/apt-install.sh" "$R.new" "$log" $args ||
+	die "installing owlet's packages failed (log: $log)"
+rm -rf "$R.new$DEBS"
 
 note "profile.sh"
 B=$B IMAGE_OUT=$O sh "$here/profile.sh" "$R.new" || die "profile.sh failed"
 
-# Shipping clean-up.  Each instance makes its own machine-id (systemd, at
-# first boot) and SSH host keys (owlet-ssh-keygen.service); nothing of the
-# build host or the build run stays: apt lists and caches, dpkg/debconf
-# backups, logs (emptied, kept for their owners and modes: btmp, wtmp),
-# and whatever is in the mount points.
-cd "$R.new"
-rm -f etc/ssh/ssh_host_*_key etc/ssh/ssh_host_*_key.pub var/lib/dbus/machine-id \
-    var/cache/debconf/*-old var/lib/dpkg/*-old etc/resolv.conf \
-    var/cache/ldconfig/aux-cache
-: > etc/machine-id
-rm -rf var/lib/apt/lists/* var/cache/apt/*
-find proc sys dev run tmp var/tmp -mindepth 1 -xdev -delete
-find var/log -xdev -type f -exec truncate -s 0 {} +
-rm -f var/log/apt/eipp.log.xz
-cd - >/dev/null
+image_clean "$R.new"
 
 rm -rf "$R"
 mv "$R.new" "$R"

@@ -7,7 +7,9 @@
 #              CAP_MKNOD), /dev/pts (devpts newinstance, ptmx), /dev/shm,
 #              and /dev/console = the terminal on stdin, if any
 #   /run /tmp  empty tmpfs
-# and a clean environment (PATH, HOME=/root, TERM, LANG=C.UTF-8).
+# and a clean environment (PATH, HOME=/root, TERM, LANG=C.UTF-8, and
+# SOURCE_DATE_EPOCH when set: mkinitramfs and others make reproducible
+# output with it).
 # CHROOT_UNSHARE adds unshare options (e.g. "-n": a network namespace with
 # lo up, and OWLET_PRIVATE_NETNS=1 in CMD's environment, which lets
 # control(8) set net.* sysctls there).
@@ -81,5 +83,6 @@ fi
 rc=0
 env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 OWLET_PRIVATE_NETNS=$netns \
+    ${SOURCE_DATE_EPOCH:+SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH} \
     /usr/sbin/chroot "$d" "$@" || rc=$?
 exit "$rc"

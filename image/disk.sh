@@ -52,27 +52,6 @@ fi
 W=$O/disk.work
 SEAL=$B/bin/seal
 
-# --- inside a private mount namespace: the kernel, through apt ----------
-if [ "${1:-}" = --kernel ]; then
-	root=$2 log=$3 pkgs=$4
-	image_no_services "$root" on
-	cp /etc/resolv.conf "$root/etc/resolv.conf"
-	image_apt_cache "$root"
-	# The lists of the base's build first, for the versions the image was
-	# made with; a fresh update only when they no longer resolve.
-	# shellcheck disable=SC2086 # a package list
-	if ! sh "$here/chroot.sh" "$root" apt-get -q -y --print-uris \
-	    -o APT::Install-Recommends=false install $pkgs >>"$log" 2>&1; then
-		image_apt "$root" "$log" update
-	fi
-	# shellcheck disable=SC2086
-	image_apt "$root" "$log" install $pkgs
-	umount "$root/var/cache/apt/archives" "$root/var/lib/apt/lists"
-	rm -f "$root/etc/resolv.conf" "$root"/var/cache/apt/*.bin
-	image_no_services "$root" off
-	exit 0
-fi
-
 need_root "file owners, chroot, mount namespaces"
 need_tool mke2fs e2fsprogs
 need_tool debugfs e2fsprogs
@@ -107,8 +86,9 @@ flock 6
 exec 7>>"$O/lock"
 flock -s 7
 if [ "$tree" = "$O/root" ]; then
-	[ -d "$tree" ] && [ -f "$O/$NAME.mtree.minisig" ] || die "$tree missing (make image)"
-	image_id=$(sha256sum < "$O/$NAME.mtree.minisig" | cut -d' ' -f1)
+	[ -d "$tree" ] && [ -f "$O/owlet-bookworm.mtree.minisig" ] ||
+		die "$tree missing (make image)"
+	image_id=$(sha256sum < "$O/owlet-bookworm.mtree.minisig" | cut -d' ' -f1)
 else
 	[ -x "$tree/usr/bin/apt-get" ] || die "$tree: not a Debian root"
 	image_id=none	# another tree: no stamp, always rebuilt
@@ -121,7 +101,7 @@ inputs="kernel=$KERNEL size=$DISK_SIZE epoch=$SOURCE_DATE_EPOCH
 image=$image_id
 base=$(sha256sum < "$B/cache/rootfs/stamp" | cut -d' ' -f1)
 key=$(sha256sum < "$pub" | cut -d' ' -f1)
-scripts=$(cat "$0" "$here/lib.sh" "$here/chroot.sh" "$here/conf/mke2fs.conf" \
+scripts=$(cat "$0" "$here/lib.sh" "$here/chroot.sh" "$here/apt-install.sh" "$here/conf/mke2fs.conf" \
     "$here"/files/disk/* | sha256sum | cut -d' ' -f1)"
 stamp=$O/$NAME.disk.stamp
 if [ "$image_id" != none ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$inputs" ] &&
@@ -167,8 +147,7 @@ esp_fsuuid=$(printf '%s' "$esp_serial" | tr a-f A-F | sed 's/^\(....\)/\1-/')
 
 # --- the kernel and the boot files, inside the copy ---------------------
 note "apt: $kpkg, initramfs-tools, systemd-boot-efi (log: $log)"
-unshare -m --propagation private -- \
-    sh "$0" --kernel "$R" "$log" "$kpkg initramfs-tools systemd-boot-efi" ||
+sh "$here/apt-install.sh" "$R" "$log" "$kpkg" initramfs-tools systemd-boot-efi ||
 	die "installing the kernel failed (log: $log)"
 ls "$R"/boot/vmlinuz-* >/dev/null 2>&1 || die "no kernel in $R/boot after apt (log: $log)"
 
@@ -189,10 +168,10 @@ sh "$here/chroot.sh" "$R" /usr/lib/owlet/esp-update --build /boot/efi >>"$log" 2
 	die "esp-update failed: $(tail -n 1 "$log") (log: $log)"
 mv "$R/boot/efi" "$W/esp"
 mkdir -m 0700 "$R/boot/efi"
-rm -f "$R/etc/machine-id"
-: > "$R/etc/machine-id"
-find "$R/tmp" "$R/var/tmp" "$R/run" -mindepth 1 -xdev -delete
+image_clean "$R"
 
+# ext4's lost+found (mke2fs keeps this one), so that the spec lists it.
+mkdir -m 0700 "$R/lost+found"
 "$SEAL" create -p "$R" -o "$W/disk.mtree" || die "seal create failed"
 
 # --- sizes ---------------------------------------------------------------

@@ -10,6 +10,7 @@
 #   publish TMP FINAL   rename TMP to FINAL (same directory): an output
 #                       exists under its final name only complete
 #   image_key           key= and pub=: the seal key pair signing the specs
+#   image_clean ROOT    the shipping clean-up of an image root
 #
 # Sourcing scripts set prog= first (the name in messages) and here= (the
 # image/ directory); B is made absolute.
@@ -109,4 +110,24 @@ image_key() {
 	mv "$pub.new" "$pub"
 	mv "$key.new" "$key"
 	note "new signing key $key (public: $pub)"
+}
+
+# image_clean ROOT: what no shipped root may hold.  Each instance makes its
+# own machine-id (systemd, at first boot) and SSH host keys
+# (owlet-ssh-keygen.service); nothing of the build host or the build run
+# stays: apt lists and caches, dpkg/debconf backups, ldconfig's aux-cache
+# (inode numbers and times), logs (emptied, kept for their owners and
+# modes: btmp, wtmp), and whatever is in the mount points.  The same
+# clean-up for the rootfs tarball and the disk keeps both reproducible.
+image_clean() {
+	(
+	cd "$1" || exit 1
+	rm -f etc/ssh/ssh_host_*_key etc/ssh/ssh_host_*_key.pub \
+	    var/lib/dbus/machine-id var/cache/debconf/*-old var/lib/dpkg/*-old \
+	    etc/resolv.conf var/cache/ldconfig/aux-cache var/log/apt/eipp.log.xz
+	: > etc/machine-id
+	rm -rf var/lib/apt/lists/* var/cache/apt/*
+	find proc sys dev run tmp var/tmp -mindepth 1 -xdev -delete
+	find var/log -xdev -type f -exec truncate -s 0 {} +
+	) || die "clean-up of $1 failed"
 }

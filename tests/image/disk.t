@@ -32,7 +32,7 @@ export MTOOLS_SKIP_CHECK=1
 t "the ESP holds systemd-boot at the removable-media path" \
     mdir -i "$T/esp.img" ::/EFI/BOOT/BOOTX64.EFI
 entries=$(mdir -b -i "$T/esp.img" ::/loader/entries 2>/dev/null)
-like "$entries" "owlet-[0-9.]+-cloud-amd64\.conf" "a Boot Loader Spec entry for the cloud kernel"
+like "$entries" "owlet-[0-9][0-9.-]*-cloud-amd64\.conf" "a Boot Loader Spec entry for the cloud kernel"
 entry=$(mtype -i "$T/esp.img" "$(head -n 1 <<<"$entries")" 2>/dev/null)
 like "$entry" "options root=PARTUUID=$root_partuuid rw" "... booting the root partition by its PARTUUID"
 like "$entry" "console=tty0 console=ttyS0,115200" "... with screen and serial console"

@@ -16,13 +16,7 @@ OWLET_IMAGE=$B/image/root
 # underneath.  On failure the whole run stops (TAP "Bail out!") naming the
 # reason: every later test would fail the same way.  Call need_root first.
 need_base() {
-	_nb_log=$(mktemp)
-	if ! make -s -C "$TOP" B="$B" rootfs >"$_nb_log" 2>&1; then
-		echo "Bail out! need_base: make rootfs failed: $(tail -n 1 "$_nb_log")"
-		rm -f "$_nb_log"
-		exit 255
-	fi
-	rm -f "$_nb_log"
+	need_make need_base rootfs
 	exec 8<"$B/cache/rootfs/lock"
 	flock -s 8
 	if ! B=$B sh "$TOP/image/rootfs.sh" --check; then
@@ -43,19 +37,33 @@ need_base() {
 # process: a rebuild of the base waits for every holder of the base's lock.
 # Tests never write to $OWLET_IMAGE: they use base_overlay DIR "$OWLET_IMAGE".
 need_image() {
-	_ni_log=$(mktemp)
-	if ! make -s -C "$TOP" B="$B" image >"$_ni_log" 2>&1; then
-		echo "Bail out! need_image: make image failed: $(tail -n 1 "$_ni_log")"
-		rm -f "$_ni_log"
-		exit 255
-	fi
-	rm -f "$_ni_log"
+	need_make need_image image
 	exec 7<"$B/image/lock"
 	flock -s 7
-	for _ni_f in root/usr/sbin/control owlet-bookworm.mtree \
-	    owlet-bookworm.mtree.minisig owlet.pub; do
-		if [ ! -e "$B/image/$_ni_f" ]; then
-			echo "Bail out! need_image: $B/image/$_ni_f missing (a concurrent make image failed?)"
+	need_outputs need_image root/usr/sbin/control owlet-bookworm.mtree \
+	    owlet-bookworm.mtree.minisig owlet.pub
+}
+
+# need_make WHO TARGET: make TARGET, or stop the whole run (TAP "Bail
+# out!") naming WHO and the last line of make's output.
+need_make() {
+	_nm_log=$(mktemp)
+	if ! make -s -C "$TOP" B="$B" "$2" >"$_nm_log" 2>&1; then
+		echo "Bail out! $1: make $2 failed: $(tail -n 1 "$_nm_log")"
+		rm -f "$_nm_log"
+		exit 255
+	fi
+	rm -f "$_nm_log"
+}
+
+# need_outputs WHO FILE...: stop the run unless every FILE (relative to
+# $B/image) exists: a concurrent build failed between ours and the lock.
+need_outputs() {
+	_no_who=$1
+	shift
+	for _no_f; do
+		if [ ! -e "$B/image/$_no_f" ]; then
+			echo "Bail out! $_no_who: $B/image/$_no_f missing (a concurrent build failed?)"
 			exit 255
 		fi
 	done

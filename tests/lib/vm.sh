@@ -36,20 +36,12 @@ need_vm_tools() {
 # "Bail out!"; then hold shared locks on $B/image/lock and disk.lock, so
 # no concurrent build replaces the disk underneath.
 need_disk() {
-	_nd_log=$(mktemp)
-	if ! make -s -C "$TOP" B="$B" disk >"$_nd_log" 2>&1; then
-		echo "Bail out! need_disk: make disk failed: $(tail -n 1 "$_nd_log")"
-		rm -f "$_nd_log"
-		exit 255
-	fi
-	rm -f "$_nd_log"
+	need_make need_disk disk
 	exec 7<"$B/image/lock" 6<"$B/image/disk.lock"
 	flock -s 7
 	flock -s 6
-	if [ ! -s "$OWLET_DISK" ]; then
-		echo "Bail out! need_disk: $OWLET_DISK missing (a concurrent make disk failed?)"
-		exit 255
-	fi
+	need_outputs need_disk owlet-bookworm.qcow2 owlet-bookworm.raw \
+	    owlet-bookworm.disk.mtree.minisig
 }
 
 VM_NAMES=

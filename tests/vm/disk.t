@@ -119,7 +119,7 @@ like "$out" 'usr/local/bin/planted: extra' "... and flags a planted file"
 like "$out" 'rc=[1-9]' "... failing"
 
 # --- a user ------------------------------------------------------------------
-vm_ssh a "useradd -m -s /bin/bash alice && printf 'alice:%s\n' '$P1' | chpasswd"
+vm_ssh a "useradd -m -s /bin/bash alice && printf 'alice:%s\n' '$P1' | chpasswd >/dev/null"
 ok $? "useradd alice, chpasswd"
 out=$(vm_ssh a 'runuser -u alice -- ping -c1 -W5 127.0.0.1 >/dev/null && echo lo;
 	a=$(hostname -I | cut -d" " -f1); runuser -u alice -- ping -c1 -W5 "$a" >/dev/null && echo "$a"')

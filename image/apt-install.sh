@@ -1,0 +1,35 @@
+#!/bin/sh
+# image/apt-install.sh ROOT LOG PKG...: install PKG... (names or paths of
+# .debs inside ROOT) into the image root ROOT with apt, run in ROOT
+# (image/chroot.sh), output appended to LOG.  Used by image/build.sh
+# (owlet's packages) and image/disk.sh (the kernel).
+#
+# Invariants: runs in a private mount namespace of its own, where apt's
+# lists and archives of the build cache are bound over ROOT's (downloads
+# stay cached, none lands in ROOT); the base's apt lists are used first,
+# for the versions the base was made with, and updated only when they no
+# longer resolve; no service starts (policy-rc.d); the build host's
+# resolv.conf is in ROOT only meanwhile.  On failure: exit 1 with one line.
+set -eu
+prog=apt-install.sh
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+if [ "${1:-}" != --inner ]; then
+	[ $# -ge 3 ] || die "usage: apt-install.sh ROOT LOG PKG..."
+	exec unshare -m --propagation private -- sh "$0" --inner "$@"
+fi
+shift
+root=$1 log=$2
+shift 2
+image_no_services "$root" on
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+image_apt_cache "$root"
+if ! sh "$here/chroot.sh" "$root" apt-get -q -y --print-uris \
+    -o APT::Install-Recommends=false install "$@" >>"$log" 2>&1; then
+	image_apt "$root" "$log" update
+fi
+image_apt "$root" "$log" install "$@"
+umount "$root/var/cache/apt/archives" "$root/var/lib/apt/lists"
+rm -f "$root/etc/resolv.conf" "$root"/var/cache/apt/*.bin
+image_no_services "$root" off
