@@ -58,14 +58,9 @@ image_epoch
 
 image_key
 
-t0=$(date +%s)
 log=$O/build.log
-: > "$log"
-rm -f "$O/$NAME.tar" "$O/$NAME.mtree" "$O/$NAME.mtree.minisig" "$O/owlet.pub" \
-    "$O/$NAME.audit.json"
-rm -rf "$R.new"
-trap 'rm -rf "$R.new"' EXIT
-trap 'exit 130' INT TERM HUP
+image_begin "$log" "$R.new" "$O/$NAME.tar" "$O/$NAME.mtree" \
+    "$O/$NAME.mtree.minisig" "$O/owlet.pub" "$O/$NAME.audit.json"
 cp -a "$C/base" "$R.new"
 flock -u 9
 

@@ -118,14 +118,9 @@ early=$(need_mib $(($(du -sxk "$tree" | cut -f1) + kernel_mib * 1024)))
 [ "$root_mib" -ge "$early" ] ||
 	die "DISK_SIZE=$DISK_SIZE too small: the root needs about ${early} MiB, the disk leaves ${root_mib} MiB"
 
-t0=$(date +%s)
 log=$O/disk.log
-: > "$log"
-rm -f "$stamp" "$O/$NAME.raw" "$O/$NAME.qcow2" "$O/$NAME.disk.mtree" \
-    "$O/$NAME.disk.mtree.minisig"
-rm -rf "$W"
-trap 'rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM HUP
+image_begin "$log" "$W" "$stamp" "$O/$NAME.raw" "$O/$NAME.qcow2" \
+    "$O/$NAME.disk.mtree" "$O/$NAME.disk.mtree.minisig"
 mkdir -p "$W"
 R=$W/root
 note "copying the image tree"
@@ -133,9 +128,10 @@ cp -a "$tree" "$R"
 flock -u 7
 
 # uuid WHAT: a UUID (version 4 layout) that is the same for every build
-# with this SOURCE_DATE_EPOCH and KERNEL, and differs between WHATs.
+# of this NAME with this SOURCE_DATE_EPOCH and KERNEL, and differs
+# between WHATs (and between disks of other NAMEs).
 uuid() {
-	printf 'owlet %s %s %s' "$SOURCE_DATE_EPOCH" "$KERNEL" "$1" | sha256sum |
+	printf '%s %s %s %s' "$NAME" "$SOURCE_DATE_EPOCH" "$KERNEL" "$1" | sha256sum |
 	    sed -E 's/^(.{8})(.{4}).(.{3}).(.{3})(.{12}).*/\1-\2-4\3-8\4-\5/'
 }
 root_uuid=$(uuid root-fs)
@@ -168,7 +164,11 @@ sh "$here/chroot.sh" "$R" /usr/lib/owlet/esp-update --build /boot/efi >>"$log" 2
 	die "esp-update failed: $(tail -n 1 "$log") (log: $log)"
 mv "$R/boot/efi" "$W/esp"
 mkdir -m 0700 "$R/boot/efi"
-image_clean "$R"
+if [ "$tree" = "$O/root" ]; then
+	image_clean "$R"
+else
+	image_clean "$R" --keep-host-keys	# a stock root: its keys stay
+fi
 
 # ext4's lost+found (mke2fs keeps this one), so that the spec lists it.
 mkdir -m 0700 "$R/lost+found"

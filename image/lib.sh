@@ -10,7 +10,8 @@
 #   publish TMP FINAL   rename TMP to FINAL (same directory): an output
 #                       exists under its final name only complete
 #   image_key           key= and pub=: the seal key pair signing the specs
-#   image_clean ROOT    the shipping clean-up of an image root
+#   image_clean ROOT [--keep-host-keys]  the shipping clean-up of a root
+#   image_begin LOG WORK OUTPUT...  start a build (below)
 #
 # Sourcing scripts set prog= first (the name in messages) and here= (the
 # image/ directory); B is made absolute.
@@ -117,17 +118,34 @@ image_key() {
 # (owlet-ssh-keygen.service); nothing of the build host or the build run
 # stays: apt lists and caches, dpkg/debconf backups, ldconfig's aux-cache
 # (inode numbers and times), logs (emptied, kept for their owners and
-# modes: btmp, wtmp), and whatever is in the mount points.  The same
+# modes: btmp, wtmp), and whatever is in the mount points
+# (--keep-host-keys: a stock Debian root, which has its keys baked).  The same
 # clean-up for the rootfs tarball and the disk keeps both reproducible.
 image_clean() {
 	(
 	cd "$1" || exit 1
-	rm -f etc/ssh/ssh_host_*_key etc/ssh/ssh_host_*_key.pub \
-	    var/lib/dbus/machine-id var/cache/debconf/*-old var/lib/dpkg/*-old \
+	[ "${2:-}" = --keep-host-keys ] ||
+		rm -f etc/ssh/ssh_host_*_key etc/ssh/ssh_host_*_key.pub
+	rm -f var/lib/dbus/machine-id var/cache/debconf/*-old var/lib/dpkg/*-old \
 	    etc/resolv.conf var/cache/ldconfig/aux-cache var/log/apt/eipp.log.xz
 	: > etc/machine-id
 	rm -rf var/lib/apt/lists/* var/cache/apt/*
 	find proc sys dev run tmp var/tmp -mindepth 1 -xdev -delete
 	find var/log -xdev -type f -exec truncate -s 0 {} +
 	) || die "clean-up of $1 failed"
+}
+
+# image_begin LOG WORK OUTPUT...: start a build: t0 is now, LOG is
+# emptied, the previous build's OUTPUTs are removed (whatever exists
+# afterwards belongs to one build), and the work tree WORK is removed now
+# and at any exit.
+image_begin() {
+	t0=$(date +%s)
+	: > "$1"
+	_ib_work=$2
+	shift 2
+	rm -f "$@"
+	rm -rf "$_ib_work"
+	trap 'rm -rf "$_ib_work"' EXIT
+	trap 'exit 130' INT TERM HUP
 }

@@ -71,6 +71,13 @@ ctl() { "$R/usr/sbin/control" --root "$R" "$@"; }
 
 # First login: root without a password is asked for one (passwdqc).
 put etc/profile.d/owlet-setup.sh etc/profile.d/owlet-setup.sh 0644
+# No key and no password for root (a disk booted without the credential):
+# the console asks for a password before the login prompts.
+put etc/systemd/system/owlet-root-password.service \
+    etc/systemd/system/owlet-root-password.service 0644
+mkdir -p "$R/etc/systemd/system/multi-user.target.wants"
+ln -sfn /etc/systemd/system/owlet-root-password.service \
+    "$R/etc/systemd/system/multi-user.target.wants/owlet-root-password.service"
 
 # Password policy (min 15, passphrases, random=64; see the file), used by
 # pam_passwdqc through the tcb stack and by owlet-setup.

@@ -10,9 +10,11 @@
 #               (default 2222)
 #   --key       public key for root, passed as the systemd credential
 #               ssh.authorized_keys.root (default: the invoking user's
-#               ~/.ssh/id_ed25519.pub, id_ecdsa.pub or id_rsa.pub, if any)
-#   --serial    serial console to FILE (default: this terminal, with the
-#               qemu monitor on Ctrl-a c; Ctrl-a x quits)
+#               ~/.ssh/id_ed25519.pub, id_ecdsa.pub or id_rsa.pub, if any;
+#               none: no key)
+#   --serial    serial console to FILE, or to the Unix socket PATH with
+#               unix:PATH (default: this terminal, with the qemu monitor
+#               on Ctrl-a c; Ctrl-a x quits)
 #   --credential  another systemd credential (e.g. system.hostname=web1)
 #   --persist   write to the disk (default: a snapshot, discarded at exit;
 #               PERSIST=1 does the same)
@@ -52,7 +54,9 @@ case $port in '' | *[!0-9]*) die "--port $port: not a number" ;; esac
 case $persist in 0) snap=on ;; 1) snap=off ;; *) die "PERSIST must be 0 or 1" ;; esac
 case $disk in *.qcow2) fmt=qcow2 ;; *) fmt=raw ;; esac
 
-if [ -z "$key" ]; then
+if [ "$key" = none ]; then
+	key=
+elif [ -z "$key" ]; then
 	home=$(getent passwd "${SUDO_USER:-$(id -un)}" | cut -d: -f6)
 	for k in id_ed25519 id_ecdsa id_rsa; do
 		[ -r "$home/.ssh/$k.pub" ] && { key=$home/.ssh/$k.pub; break; }
@@ -85,15 +89,15 @@ for c in $creds; do
 	set -- "$@" -smbios "type=11,value=io.systemd.credential:$c"
 done
 
+case $serial in
+'') set -- "$@" -serial mon:stdio ;;
+unix:*) set -- "$@" -chardev "socket,id=s0,path=${serial#unix:},server=on,wait=off" \
+    -serial chardev:s0 -monitor none ;;
+*) set -- "$@" -serial "file:$serial" -monitor none ;;
+esac
 if [ -n "$daemon" ]; then
 	[ -n "$serial" ] || die "--daemon needs --serial FILE"
-	exec qemu-system-x86_64 "$@" -serial "file:$serial" -monitor none \
-	    -daemonize -pidfile "$daemon"
-fi
-if [ -n "$serial" ]; then
-	set -- "$@" -serial "file:$serial" -monitor none
-else
-	set -- "$@" -serial mon:stdio
+	exec qemu-system-x86_64 "$@" -daemonize -pidfile "$daemon"
 fi
 note "ssh -p $port root@localhost${key:+ (key $key)}; Ctrl-a x quits"
 [ -n "$key" ] || note "no SSH key found: log in on this console (root sets a password at first login)"

@@ -14,7 +14,7 @@ libclang-rt-14-dev time dpkg-dev mtree-netbsd libarchive-tools minisign
 signify-openbsd aide libsodium-dev strace cppcheck clang-tools-14 debootstrap
 debhelper fakeroot lintian ansible
 e2fsprogs dosfstools mtools fdisk qemu-utils qemu-system-x86 ovmf
-openssh-client iproute2 expect"
+openssh-client iproute2 expect socat"
 extract_pkgs="libpam-passwdqc passwdqc libnss-db"
 
 export DEBIAN_FRONTEND=noninteractive

@@ -25,7 +25,10 @@ step() {
 # not per network namespace and would reach the host's kernel).  The
 # client's known_hosts names the new host key for ports 22 and 2222.
 boot() {
-	ssh-keygen -A >/dev/null || return 1
+	# the unit's own command ($$ is systemd's quoting of $)
+	_kg=$(sed -n 's/^ExecStart=//p' /etc/systemd/system/owlet-ssh-keygen.service |
+	    sed 's/\$\$/$/g')
+	eval "$_kg" >/dev/null || return 1
 	[ -d /run/sshd ] || mkdir -m 0755 /run/sshd || return 1
 	/lib/systemd/systemd-sysctl --prefix=net.ipv4.ping_group_range || return 1
 	_k=$(cat /etc/ssh/ssh_host_ed25519_key.pub) || return 1

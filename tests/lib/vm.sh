@@ -26,6 +26,8 @@ need_vm_tools() {
 	command -v qemu-img >/dev/null || _nv_miss="$_nv_miss qemu-utils"
 	[ -r /usr/share/ovmf/OVMF.fd ] || _nv_miss="$_nv_miss ovmf"
 	command -v ssh >/dev/null || _nv_miss="$_nv_miss openssh-client"
+	command -v expect >/dev/null || _nv_miss="$_nv_miss expect"
+	command -v socat >/dev/null || _nv_miss="$_nv_miss socat"
 	if [ -n "$_nv_miss" ]; then
 		echo "1..0 # SKIP VM test needs Debian packages:$_nv_miss (make deps)"
 		exit 0
@@ -54,6 +56,9 @@ vm_cleanup() {
 
 # vm_boot NAME DISK [SIZE]: start VM NAME in the background on an overlay
 # of DISK (made on the first boot of NAME, SIZE larger than DISK if given).
+# VM_KEY=none boots it without root's key, VM_CONSOLE=1 with its serial
+# console on the Unix socket $T/vm.NAME.sock (vm_console) instead of the
+# file $T/vm.NAME.serial; VM_CREDS adds vm.sh options (--credential ...).
 vm_boot() {
 	_vb=$1
 	if [ ! -e "$T/vm.$_vb.qcow2" ]; then
@@ -73,10 +78,12 @@ vm_boot() {
 	done
 	echo "$_vb_port" > "$T/vm.$_vb.port"
 	: > "$T/vm.$_vb.serial"
-	rm -f "$T/vm.$_vb.pid" "$T/vm.$_vb.known_hosts"
+	_vb_serial=$T/vm.$_vb.serial
+	[ "${VM_CONSOLE:-0}" = 0 ] || _vb_serial=unix:$T/vm.$_vb.sock
+	rm -f "$T/vm.$_vb.pid" "$T/vm.$_vb.known_hosts" "$T/vm.$_vb.sock"
 	date +%s > "$T/vm.$_vb.start"
 	B=$B sh "$TOP/image/vm.sh" --disk "$T/vm.$_vb.qcow2" --port "$_vb_port" \
-	    --key "$T/vm.key.pub" --serial "$T/vm.$_vb.serial" --persist \
+	    --key "${VM_KEY:-$T/vm.key.pub}" --serial "$_vb_serial" --persist \
 	    --daemon "$T/vm.$_vb.pid" ${VM_CREDS:-}
 }
 
@@ -151,4 +158,15 @@ vm_ssh_pw() {
 vm_pty_passwd() {
 	VM_PORT=$(cat "$T/vm.$1.port") VM_KNOWN=$T/vm.$1.known_hosts \
 	VM_USER=$2 VM_OLD=$3 VM_NEW=$4 expect -f "$TOP/tests/lib/passwd.exp"
+}
+
+# vm_console NAME WEAK PASS: for a VM booted with VM_KEY=none VM_CONSOLE=1:
+# on its serial console, answer owlet-setup's root password prompt (WEAK
+# first, which must be refused, then PASS), log in as root with PASS,
+# print the instance's identity between ==ID== and ==END==, power off
+# (tests/lib/console.exp).  The whole console session goes to stdout;
+# the exit status is 0, or the number of the step that failed.
+vm_console() {
+	VM_SOCK=$T/vm.$1.sock VM_WEAK=$2 VM_PASS=$3 \
+	    expect -f "$TOP/tests/lib/console.exp"
 }
