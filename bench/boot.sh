@@ -188,7 +188,8 @@ done
 
 # --- report ------------------------------------------------------------------
 med() { awk -v k="$1" '$1 == k { print $3 }' "$RES" | median_of || echo 0; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }'; }
+# ratio A B [DECIMALS]: A/B (2 decimals; sizes get 3, their goal is tight)
+ratio() { awk -v a="$1" -v b="$2" -v p="${3:-2}" 'BEGIN { if (b > 0) printf "%." p "f", a / b; else print "nan" }'; }
 echo
 echo "median of $BOOTS boots       owlet      stock  owlet/stock"
 for k in ssh firmware loader kernel initrd userspace; do
@@ -213,9 +214,9 @@ echo "boot to SSH, each pair (owlet/stock):" $(awk '
 uo=$(med owlet.used) us=$(med stock.used)
 echo
 echo "sizes                      owlet        stock  owlet/stock"
-printf '%-18s %12s %12s %8s\n' "qcow2 bytes" "$owl_q" "$stock_q" "$(ratio "$owl_q" "$stock_q")"
-printf '%-18s %12s %12s %8s\n' "raw allocated" "$owl_raw" "$stock_raw" "$(ratio "$owl_raw" "$stock_raw")"
-printf '%-18s %12s %12s %8s\n' "root used (df)" "$uo" "$us" "$(ratio "$uo" "$us")"
+printf '%-18s %12s %12s %8s\n' "qcow2 bytes" "$owl_q" "$stock_q" "$(ratio "$owl_q" "$stock_q" 3)"
+printf '%-18s %12s %12s %8s\n' "raw allocated" "$owl_raw" "$stock_raw" "$(ratio "$owl_raw" "$stock_raw" 3)"
+printf '%-18s %12s %12s %8s\n' "root used (df)" "$uo" "$us" "$(ratio "$uo" "$us" 3)"
 echo
 echo "trees before the kernel (du -sxk, KiB)  owlet   stock   diff"
 awk '{ printf "  %-30s %7d %7d %+7d\n", $1, $2, $3, $2 - $3 }' "$T/du"
@@ -228,6 +229,6 @@ fail=0
 so=$(med owlet.ssh) ss=$(med stock.ssh)
 r=$(ratio "$so" "$ss")
 verdict "$(holds "$r" 1.1 '<=')" "boot to SSH: owlet/stock = $r (median $so s / $ss s; goal <= 1.1)"
-r=$(ratio "$owl_q" "$stock_q")
+r=$(ratio "$owl_q" "$stock_q" 3)
 verdict "$(holds "$r" 1.0 '<=')" "qcow2 size: owlet/stock = $r ($owl_q / $stock_q bytes; goal <= 1.0)"
 exit 0
