@@ -8,6 +8,9 @@
 #                     NetBSD mtree, AIDE; RSS on 1M files (SEAL_FILES=...)
 #   make bench-audit  control --audit vs find -perm /6000 + getcap -r on
 #                     this machine's /usr /etc /var /opt (read-only)
+#   make bench-boot   boot-to-SSH time and qcow2 size of the owlet disk vs a
+#                     stock Debian disk from the same pipeline (qemu, one
+#                     VM at a time; BENCH_BOOTS=3 boots of each)
 # bench-tcb runs first: a freshly deleted 1M-file tree slows ext4 inode
 # allocation for minutes.  bench-passwd then waits until bench-tcb's roots
 # are removed in the background and BENCH_SETTLE (360 s) old, about 18
@@ -28,7 +31,7 @@ $(B)/bench/passwd_bench: bench/passwd_bench.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $< -lpam
 
-bench: bench-tcb bench-passwd bench-seal bench-audit
+bench: bench-tcb bench-passwd bench-seal bench-audit bench-boot
 bench-tcb: all $(BENCH_BINS)
 	B=$(abspath $(B)) sh bench/tcb.sh
 bench-passwd: all $(B)/bench/passwd_bench $(B)/tests/bin/pamprobe
@@ -37,4 +40,7 @@ bench-seal: all $(BENCH_BINS)
 	B=$(abspath $(B)) bash bench/seal.sh
 bench-audit: all
 	B=$(abspath $(B)) sh bench/audit.sh
-.PHONY: bench-tcb bench-passwd bench-seal bench-audit
+# make disk first: a no-op when the owlet disk is current.
+bench-boot: disk
+	B=$(abspath $(B)) sh bench/boot.sh
+.PHONY: bench-tcb bench-passwd bench-seal bench-audit bench-boot

@@ -17,6 +17,11 @@
 
 OWLET_DISK=$B/image/owlet-bookworm.qcow2
 VM_TIMEOUT=${VM_TIMEOUT:-240}
+# ssh's ConnectTimeout in vm_ssh: qemu accepts the forwarded connection at
+# once, so this bounds the wait for sshd's banner (bench/boot.sh polls
+# with a short one: an attempt made before the guest's network is up hangs
+# until it).
+VM_CONNECT_TIMEOUT=${VM_CONNECT_TIMEOUT:-10}
 
 # need_vm_tools: skip the whole test (with the reason) when qemu, OVMF or
 # an SSH client is missing; make deps installs them.
@@ -93,7 +98,7 @@ vm_ssh() {
 	shift
 	ssh -q -p "$(cat "$T/vm.$_vs.port")" -i "$T/vm.key" -o BatchMode=yes \
 	    -o StrictHostKeyChecking=accept-new -o "UserKnownHostsFile=$T/vm.$_vs.known_hosts" \
-	    -o ConnectTimeout=10 -o LogLevel=ERROR root@127.0.0.1 "$@"
+	    -o ConnectTimeout="$VM_CONNECT_TIMEOUT" -o LogLevel=ERROR root@127.0.0.1 "$@"
 }
 
 # vm_wait_ssh NAME: wait until root logs in over SSH (VM_TIMEOUT seconds);
