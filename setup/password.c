@@ -37,14 +37,16 @@ read_secret(int fd, const char *prompt, char *buf, size_t len)
 	char ch;
 	ssize_t r;
 
+	/* Echo goes off (and type-ahead is discarded) before the prompt
+	 * shows: what is typed after it is never echoed, however fast. */
 	if (tty) {
-		fprintf(stderr, "%s", prompt);
 		if (tcgetattr(fd, &old) < 0)
 			return -1;
 		quiet = old;
 		quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
 		if (tcsetattr(fd, TCSAFLUSH, &quiet) < 0)
 			return -1;
+		fprintf(stderr, "%s", prompt);
 	}
 	/* byte by byte: nothing after the newline is consumed, so a second
 	 * password on the next line stays for the next call */
