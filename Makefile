@@ -54,9 +54,9 @@ $(B)/%.o: %.c
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-# Dependency files only: $(B)/cache and $(B)/image hold whole Debian roots,
-# whose files named *.d (invoke-rc.d, ...) are not makefiles.
--include $(shell find $(B) \( -path $(B)/cache -o -path $(B)/image \) -prune \
+# Dependency files only: $(B)/cache, $(B)/image and $(B)/bench hold whole
+# Debian roots, whose files named *.d (invoke-rc.d, ...) are not makefiles.
+-include $(shell find $(B) \( -path $(B)/cache -o -path $(B)/image -o -path $(B)/bench \) -prune \
     -o -name '*.d' -type f -print 2>/dev/null)
 
 deps:

@@ -12,7 +12,8 @@
 # output with it).
 # CHROOT_UNSHARE adds unshare options (e.g. "-n": a network namespace with
 # lo up, and OWLET_PRIVATE_NETNS=1 in CMD's environment, which lets
-# control(8) set net.* sysctls there).
+# control(8) set net.* sysctls there; CHROOT_NETNS=private says the same
+# of a network namespace the caller entered itself).
 #
 # Invariants: every mount lives in the new mount namespace only, so it
 # vanishes with CMD and nothing under DIR or on the host is left mounted;
@@ -71,6 +72,7 @@ fi
 # only when told that the network namespace is private (its own is
 # invisible from inside the pid namespace).
 netns=0
+[ "${CHROOT_NETNS:-}" != private ] || netns=1
 case " ${CHROOT_UNSHARE:-} " in
 *" -n "* | *" --net "*) ip link set lo up; netns=1 ;;
 esac

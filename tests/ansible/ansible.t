@@ -101,7 +101,8 @@ done
 # ansible_chroot_exe: image/chroot.sh in the host's network namespace
 cat > "$T/chroot-exe" <<EOF
 #!/bin/sh
-exec nsenter --net="$T/net/\$(basename "\$1")" -- sh "$TOP/image/chroot.sh" "\$@"
+CHROOT_NETNS=private exec nsenter --net="$T/net/\$(basename "\$1")" -- \
+    sh "$TOP/image/chroot.sh" "\$@"
 EOF
 chmod 0755 "$T/chroot-exe"
 # on HOST: run a shell script in the host as ansible does
