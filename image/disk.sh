@@ -85,7 +85,9 @@ flock 6
 # replaces it while it is copied.
 exec 7>>"$O/lock"
 flock -s 7
-if [ "$tree" = "$O/root" ]; then
+owlet=0
+[ "$tree" != "$O/root" ] || owlet=1	# else a stock root (bench/boot.sh)
+if [ "$owlet" = 1 ]; then
 	[ -d "$tree" ] && [ -f "$O/owlet-bookworm.mtree.minisig" ] ||
 		die "$tree missing (make image)"
 	image_id=$(sha256sum < "$O/owlet-bookworm.mtree.minisig" | cut -d' ' -f1)
@@ -164,7 +166,7 @@ sh "$here/chroot.sh" "$R" /usr/lib/owlet/esp-update --build /boot/efi >>"$log" 2
 	die "esp-update failed: $(tail -n 1 "$log") (log: $log)"
 mv "$R/boot/efi" "$W/esp"
 mkdir -m 0700 "$R/boot/efi"
-if [ "$tree" = "$O/root" ]; then
+if [ "$owlet" = 1 ]; then
 	image_clean "$R"
 else
 	image_clean "$R" --keep-host-keys	# a stock root: its keys stay

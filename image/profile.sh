@@ -24,6 +24,13 @@ put() {
 	install -D -o root -g root -m "$3" "$here/files/$1" "$R/$2"
 }
 
+# enable UNIT...: systemctl enable in the root, the links the units'
+# [Install] sections name (offline: systemctl sees it is in a chroot).
+enable() {
+	sh "$here/chroot.sh" "$R" systemctl enable --quiet "$@" ||
+		die "systemctl enable $* failed"
+}
+
 # sshd: root with a key only, users with a password through PAM, no
 # X11/agent forwarding (the file says why).
 put etc/ssh/sshd_config.d/owlet.conf etc/ssh/sshd_config.d/owlet.conf 0644
@@ -31,23 +38,15 @@ put etc/ssh/sshd_config.d/owlet.conf etc/ssh/sshd_config.d/owlet.conf 0644
 # SSH host keys: none are shipped; each instance makes its own.
 put etc/systemd/system/owlet-ssh-keygen.service \
     etc/systemd/system/owlet-ssh-keygen.service 0644
-for w in ssh.service ssh.socket; do	# what systemctl enable would link
-	mkdir -p "$R/etc/systemd/system/$w.wants"
-	ln -sfn /etc/systemd/system/owlet-ssh-keygen.service \
-	    "$R/etc/systemd/system/$w.wants/owlet-ssh-keygen.service"
-done
+enable owlet-ssh-keygen.service
 
 # Network: systemd-networkd, DHCP on wired Ethernet (the file says more).
 put etc/systemd/network/80-owlet-dhcp.network etc/systemd/network/80-owlet-dhcp.network 0644
-sh "$here/chroot.sh" "$R" systemctl enable --quiet systemd-networkd.service \
-    systemd-networkd-wait-online.service ||
-	die "systemctl enable systemd-networkd failed"
+enable systemd-networkd.service systemd-networkd-wait-online.service
 
 # Host name: the system.hostname credential, else /etc/hostname.
 put etc/systemd/system/owlet-hostname.service etc/systemd/system/owlet-hostname.service 0644
-mkdir -p "$R/etc/systemd/system/sysinit.target.wants"
-ln -sfn /etc/systemd/system/owlet-hostname.service \
-    "$R/etc/systemd/system/sysinit.target.wants/owlet-hostname.service"
+enable owlet-hostname.service
 
 # A server: boot to multi-user.target (Debian's default is graphical).
 ln -sfn /lib/systemd/system/multi-user.target "$R/etc/systemd/system/default.target"
@@ -75,9 +74,7 @@ put etc/profile.d/owlet-setup.sh etc/profile.d/owlet-setup.sh 0644
 # the console asks for a password before the login prompts.
 put etc/systemd/system/owlet-root-password.service \
     etc/systemd/system/owlet-root-password.service 0644
-mkdir -p "$R/etc/systemd/system/multi-user.target.wants"
-ln -sfn /etc/systemd/system/owlet-root-password.service \
-    "$R/etc/systemd/system/multi-user.target.wants/owlet-root-password.service"
+enable owlet-root-password.service
 
 # Password policy (min 15, passphrases, random=64; see the file), used by
 # pam_passwdqc through the tcb stack and by owlet-setup.
