@@ -7,9 +7,7 @@
 . "$(dirname "$0")/../lib/root.sh"
 . "$(dirname "$0")/../lib/image.sh"
 . "$(dirname "$0")/../lib/container.sh"
-need_root
-need_plain_build
-need_podman
+container_needs
 tmpdir
 need_container
 O=$B/image

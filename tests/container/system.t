@@ -16,9 +16,6 @@
 . "$(dirname "$0")/../lib/root.sh"
 . "$(dirname "$0")/../lib/image.sh"
 . "$(dirname "$0")/../lib/container.sh"
-need_root
-need_plain_build
-need_podman
 container_ns "$@"
 O=$B/image
 SYS=$O/owlet-bookworm-system

@@ -1,9 +1,9 @@
 # The container harness: the outputs of `make container` (image/
 # container.sh) under podman and systemd-nspawn, in a private world that
-# nothing outlives.  Source after tests/lib/root.sh and tests/lib/image.sh,
-# in bash:
+# nothing outlives.  Source after tests/lib/root.sh and
+# tests/lib/image.sh, in bash:
 #
-#     need_root; need_podman; container_ns "$@"    # re-runs the test
+#     container_ns "$@"    # container_needs, then re-runs the test
 #     id=$(pod_load "$B/image/owlet-bookworm-base.oci.tar")
 #     pod_run --sysctl net.ipv4.ping_group_range="0 0" "$id" ping ...
 #
@@ -20,16 +20,14 @@
 # the ulimits are what works on the developers' machines (crun fails:
 # docs in ../shared/reference/boot.md).
 
-# need_podman: skip the whole test (with the reason) when podman or runc
-# is missing; make deps installs them.
-need_podman() {
-	_np_miss=
-	command -v podman >/dev/null || _np_miss="$_np_miss podman"
-	command -v runc >/dev/null || _np_miss="$_np_miss runc"
-	if [ -n "$_np_miss" ]; then
-		echo "1..0 # SKIP container test needs Debian packages:$_np_miss (make deps)"
-		exit 0
-	fi
+# container_needs: skip the whole test (with the reason) unless it can
+# run: root, a plain build (need_plain_build), podman, runc and the tools
+# of make container; make deps installs them.
+container_needs() {
+	need_root
+	need_plain_build
+	need_tools "container test" podman:podman runc:runc xz:xz-utils zstd:zstd \
+	    minisign:minisign
 }
 
 # need_container: make container (the image and minbase first if needed)
@@ -47,11 +45,12 @@ need_container() {
 }
 
 # container_ns "$@": the preamble of a container test.  Outside the
-# namespaces it runs need_container and re-runs the test in new mount and
-# pid namespaces; there it sets T (tmpdir), sets up podman's private
-# world and removes it at exit.
+# namespaces it runs container_needs and need_container and re-runs the
+# test in new mount and pid namespaces; there it sets T (tmpdir), sets up
+# podman's private world and removes it at exit.
 container_ns() {
 	if [ -z "${OWLET_IN_NS:-}" ]; then
+		container_needs
 		need_container
 		exec env OWLET_IN_NS=1 unshare -m -p --fork --kill-child --mount-proc \
 		    --propagation private -- "$0" "$@"

@@ -58,7 +58,7 @@ need_plain_build() {
 _tap_planned=
 plan() { echo "1..$1"; _tap_planned=1; }
 skip_all() { _san_check || exit 1; echo "1..0 # SKIP $*"; exit 0; }
-diag() { printf '# %s\n' "$@" >&2; }
+diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }	# every line a comment
 
 # ok STATUS DESC: STATUS is an exit code (0 = pass).
 ok() {
