@@ -112,8 +112,10 @@ if nspawn=$(nspawn_path); then
 	npid=$!
 	t0=$(date +%s)
 	init=
-	for _ in $(seq 30); do
-		init=$(pgrep -P "$npid" | head -n 1)
+	# The container's init: nspawn's child once it runs systemd (the
+	# children before it are nspawn's own, short-lived).
+	for _ in $(seq 60); do
+		init=$(pgrep -x -P "$npid" systemd | head -n 1)
 		[ -n "$init" ] && break
 		sleep 1
 	done
