@@ -128,6 +128,45 @@ sysctl_key_ok(const char *s)
 	return 1;
 }
 
+/* Kernel parameter names: [A-Za-z0-9_][A-Za-z0-9_.-]*, as in
+ * init_on_alloc, iommu.strict or module.sig_enforce. */
+static int
+kparam_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > 64)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_')
+			continue;
+		if (i > 0 && (c == '.' || c == '-'))
+			continue;
+		return 0;
+	}
+	return 1;
+}
+
+/* A token of the kernel command line for parameter NAME: NAME itself
+ * or NAME=VALUE, one word of printable ASCII without quotes. */
+static int
+kparam_token_ok(const char *name, const char *tok)
+{
+	size_t n = strlen(name);
+	const char *v;
+
+	if (strncmp(tok, name, n) != 0 || (tok[n] && tok[n] != '='))
+		return 0;
+	if (!tok[n])
+		return 1;
+	for (v = tok + n + 1; *v; v++)
+		if (*v <= ' ' || *v >= 0x7f || *v == '"')
+			return 0;
+	return tok[n + 1] != '\0' && strlen(tok) <= 256;
+}
+
 /* Text with ${gid:NAME} / ${uid:NAME} references, each NAME valid. */
 static int
 expansions_ok(const char *s)
@@ -344,6 +383,7 @@ new_act(struct parser *p, char **w, int n)
 {
 	struct state *s = p->cur;
 	struct act *a;
+	int i;
 
 	if (!s)
 		return fail(p, "%s before the first state", w[0]);
@@ -385,6 +425,23 @@ new_act(struct parser *p, char **w, int n)
 		if (!(a->path = dup_or_fail(p, w[1])))
 			return -1;
 		return values(p, a, w + 2, n - 2, 1);
+	}
+	if (strcmp(w[0], "cmdline") == 0) {
+		a->kind = ACT_CMDLINE;
+		if (n < 3)
+			return fail(p, "usage: cmdline NAME TOKEN|- ...");
+		if (!kparam_ok(w[1]))
+			return fail(p, "cmdline: bad parameter name \"%s\"", w[1]);
+		if (!(a->path = dup_or_fail(p, w[1])))
+			return -1;
+		if (values(p, a, w + 2, n - 2, 0) < 0)
+			return -1;
+		for (i = 0; i < a->nalt; i++)
+			if (a->alt[i] && !kparam_token_ok(a->path, a->alt[i]))
+				return fail(p, "cmdline: \"%s\" is not %s or "
+				    "%s=VALUE (one word)", a->alt[i], a->path,
+				    a->path);
+		return 0;
 	}
 	if (strcmp(w[0], "pam") == 0) {
 		a->kind = ACT_PAM;
