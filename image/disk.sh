@@ -159,6 +159,21 @@ for d in kernel/postinst.d kernel/postrm.d initramfs/post-update.d; do
 	mkdir -p "$R/etc/$d"
 	ln -sfn /usr/lib/owlet/esp-update "$R/etc/$d/zz-owlet-esp"
 done
+for u in owlet-esp-update.path owlet-esp-update.service; do
+	install -D -m 0644 "$here/files/disk/$u" "$R/etc/systemd/system/$u"
+done
+sh "$here/chroot.sh" "$R" systemctl enable --quiet owlet-esp-update.path ||
+	die "systemctl enable owlet-esp-update.path failed"
+# The owlet profile's choices that need the disk's own files: the mounts
+# of /proc, /tmp and /dev/shm (fstab, written above) and the kernel
+# hardening parameters (/etc/kernel/cmdline, which the image has not):
+# control --defaults recorded them when it built the image, and puts
+# them in place now, before the boot entries are made from the line.
+if [ "$owlet" = 1 ]; then
+	"$R/usr/sbin/control" --root "$R" --reapply --quiet >>"$log" 2>&1 &&
+	    "$R/usr/sbin/control" --root "$R" --check >>"$log" 2>&1 ||
+		die "control --reapply on the disk's root failed (log: $log)"
+fi
 # The ESP's contents, made by the same program that keeps it current on
 # the running system: written to $R/boot/efi, then moved out of the root.
 mkdir -p "$R/boot/efi"

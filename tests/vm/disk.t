@@ -97,9 +97,12 @@ sysctls=$(vm_ssh a 'n=0; for f in /etc/sysctl.d/*control*.conf; do
 	while IFS= read -r l; do
 		case $l in "#"* | "") continue ;; esac
 		k=$(printf "%s" "${l%%=*}" | tr -d " ") v=$(printf "%s" "${l#*=}" | tr -s " \t" "  " | sed "s/^ //; s/ $//")
-		live=$(tr -s " \t" "  " < "/proc/sys/$(printf "%s" "$k" | tr . /)")
-		n=$((n + 1))
-		[ "$live" = "$v" ] || echo "DRIFT $k: file $v, live $live"
+		# a key with "*" (network: every interface) is each file it matches
+		for p in /proc/sys/$(printf "%s" "$k" | tr . /); do
+			live=$(tr -s " \t" "  " < "$p")
+			n=$((n + 1))
+			[ "$live" = "$v" ] || echo "DRIFT $p: file $v, live $live"
+		done
 	done < "$f"
 done; echo "keys=$n"')
 like "$sysctls" '^keys=[1-9][0-9]*$' "every sysctl control sets reads back from /proc/sys ($(tail -n 1 <<<"$sysctls"))"
