@@ -72,6 +72,7 @@ is "$(grep -c '^[<>]' "$T/diff")" 0 "back in the stock states: the tree is byte-
 bad=
 for p in etc/ssh/sshd_config.d/control.conf etc/security/limits.d/control-coredump.conf \
     etc/sysctl.d/after-boot etc/systemd/system/systemd-logind.service.d \
+    etc/systemd/system/multi-user.target.d \
     etc/systemd/system/polkit.service.d; do
 	[ ! -e "$R/$p" ] || bad="$bad $p"
 done
@@ -122,8 +123,11 @@ is "$(cat "$R/etc/sysctl.d/after-boot/control.conf")" "kernel.modules_disabled =
     "modules locked: set by owlet-sysctl-after-boot.service, not at early boot"
 t "... and not in the early file" sysctl_is kernel.modules_disabled -
 t "the unit is installed" test -f "$R/lib/systemd/system/owlet-sysctl-after-boot.service"
+is "$(cat "$R/etc/systemd/system/multi-user.target.d/control-modules.conf")" \
+    "$(printf '[Unit]\nWants=owlet-sysctl-after-boot.service')" "... and multi-user.target wants it (drop-in)"
 set_ok modules loadable
-t "modules loadable: the after-boot directory control made is gone" test ! -e "$R/etc/sysctl.d/after-boot"
+t "modules loadable: the directories control made are gone" \
+    test ! -e "$R/etc/sysctl.d/after-boot" -a ! -e "$R/etc/systemd/system/multi-user.target.d"
 
 # proc: the group, the fstab line, the daemons' drop-ins
 set_ok proc restricted
