@@ -51,22 +51,31 @@ dup_or_fail(struct parser *p, const char *s)
 	return d;
 }
 
-int
-facility_name_ok(const char *s)
+/* 1 to MAX of [a-z0-9_] (and [A-Z] with UPPER), '-' and '.' after the
+ * first: facility and state names, kernel parameter names. */
+static int
+name_word_ok(const char *s, size_t max, int upper)
 {
 	size_t i;
 
-	if (!s[0] || strlen(s) > FAC_NAME_MAX)
+	if (!s[0] || strlen(s) > max)
 		return 0;
 	for (i = 0; s[i]; i++) {
 		char c = s[i];
-		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '_' || (upper && c >= 'A' && c <= 'Z'))
 			continue;
 		if (i > 0 && (c == '-' || c == '.'))
 			continue;
 		return 0;
 	}
 	return 1;
+}
+
+int
+facility_name_ok(const char *s)
+{
+	return name_word_ok(s, FAC_NAME_MAX, 0);
 }
 
 static int
@@ -133,20 +142,7 @@ sysctl_key_ok(const char *s)
 static int
 kparam_ok(const char *s)
 {
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n > 64)
-		return 0;
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_')
-			continue;
-		if (i > 0 && (c == '.' || c == '-'))
-			continue;
-		return 0;
-	}
-	return 1;
+	return name_word_ok(s, 64, 1);
 }
 
 /* A token of the kernel command line for parameter NAME: NAME itself
@@ -350,6 +346,21 @@ values(struct parser *p, struct act *a, char **w, int n, int is_sysctl)
 	return 0;
 }
 
+/* sysctl KEY VALUE|- ..., cmdline NAME TOKEN|- ...: a name that OK
+ * accepts, then the values. */
+static int
+named_values(struct parser *p, struct act *a, char **w, int n,
+    int (*ok)(const char *), const char *usage, const char *what)
+{
+	if (n < 3)
+		return fail(p, "usage: %s", usage);
+	if (!ok(w[1]))
+		return fail(p, "%s: bad %s \"%s\"", w[0], what, w[1]);
+	if (!(a->path = dup_or_fail(p, w[1])))
+		return -1;
+	return values(p, a, w + 2, n - 2, a->kind == ACT_SYSCTL);
+}
+
 static int
 file_act(struct parser *p, struct act *a, char **w, int n)
 {
@@ -418,23 +429,13 @@ new_act(struct parser *p, char **w, int n)
 	}
 	if (strcmp(w[0], "sysctl") == 0) {
 		a->kind = ACT_SYSCTL;
-		if (n < 3)
-			return fail(p, "usage: sysctl KEY VALUE|- ...");
-		if (!sysctl_key_ok(w[1]))
-			return fail(p, "sysctl: bad key \"%s\"", w[1]);
-		if (!(a->path = dup_or_fail(p, w[1])))
-			return -1;
-		return values(p, a, w + 2, n - 2, 1);
+		return named_values(p, a, w, n, sysctl_key_ok,
+		    "sysctl KEY VALUE|- ...", "key");
 	}
 	if (strcmp(w[0], "cmdline") == 0) {
 		a->kind = ACT_CMDLINE;
-		if (n < 3)
-			return fail(p, "usage: cmdline NAME TOKEN|- ...");
-		if (!kparam_ok(w[1]))
-			return fail(p, "cmdline: bad parameter name \"%s\"", w[1]);
-		if (!(a->path = dup_or_fail(p, w[1])))
-			return -1;
-		if (values(p, a, w + 2, n - 2, 0) < 0)
+		if (named_values(p, a, w, n, kparam_ok,
+		    "cmdline NAME TOKEN|- ...", "parameter name") < 0)
 			return -1;
 		for (i = 0; i < a->nalt; i++)
 			if (a->alt[i] && !kparam_token_ok(a->path, a->alt[i]))
