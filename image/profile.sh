@@ -63,7 +63,7 @@ for p in locales locales-all; do
 	[ ! -e "$R/var/lib/dpkg/info/$p.list" ] ||
 		die "package $p installed: translations would be read"
 done
-find "$R/usr/share/locale" -name '*.mo' -type f -delete
+find "$R/usr/share/locale" -name '*.mo' ! -type d -delete
 find "$R/usr/share/man" -mindepth 1 -maxdepth 1 ! -name 'man*' -exec rm -rf {} +
 
 # ---------------------------------------------------------------------------
