@@ -52,10 +52,12 @@ mkdir -p "$O"
 image_epoch
 
 # The stamp: every input of the image.  The base's and the packages'
-# stamps name theirs; the scripts and files that make the root; seal,
-# which writes the spec; the signing key.  An image whose stamp matches is
-# not rebuilt, and the check takes only a shared lock: tests hold one on
-# $O/lock while they read the image, and may run side by side.
+# stamps name theirs; image/ whole (a script that only makes the disk
+# costs a needless rebuild, never a stale image); seal, which writes the
+# spec; the signing key.  An image whose stamp matches is not rebuilt, and
+# the check takes only a shared lock: tests hold one on $O/lock while
+# they read the image, and may run side by side.  The stamp written is
+# the inputs seen when the build began.
 inputs() {
 	_key=${SEAL_KEY:-$B/keys/owlet.key}
 	printf 'epoch=%s packages=%s\nbase=%s\ndebs=%s\nkey=%s\n' \
@@ -63,9 +65,8 @@ inputs() {
 	    "$(sha256sum < "$C/stamp" 2>/dev/null | cut -d' ' -f1)" \
 	    "$(sha256sum < "$D/stamp" 2>/dev/null | cut -d' ' -f1)" \
 	    "$({ sha256sum < "$_key"; } 2>/dev/null | cut -d' ' -f1)"
-	find "$here" "$SEAL" -path "$here/files/disk" -prune -o -type f ! -name '*.mk' \
-	    ! -name disk.sh ! -name vm.sh ! -name shell.sh -print |
-	    LC_ALL=C sort | xargs sha256sum | sed "s|$here/||"
+	find "$here" "$SEAL" -type f | LC_ALL=C sort | xargs sha256sum |
+	    sed "s|$here/||"
 }
 current() {
 	[ -f "$O/$NAME.stamp" ] && [ "$(cat "$O/$NAME.stamp")" = "$(inputs)" ] &&
@@ -84,6 +85,7 @@ flock -s 9
 B=$B sh "$here/rootfs.sh" --check || die "base missing or out of date (make rootfs)"
 
 image_key
+stamp=$(inputs)
 
 log=$O/build.log
 image_begin "$log" "$R.new" "$O/$NAME.stamp" "$O/$NAME.tar" "$O/$NAME.mtree" \
@@ -145,7 +147,7 @@ sum=$(sha256sum "$O/$NAME.tar.new" | cut -d' ' -f1)
 mv "$O/$NAME.mtree.minisig.new" "$O/$NAME.mtree.minisig"
 mv "$O/$NAME.tar.new" "$O/$NAME.tar"
 cp "$pub" "$O/owlet.pub"
-inputs > "$O/$NAME.stamp.new"
+printf '%s\n' "$stamp" > "$O/$NAME.stamp.new"
 publish "$O/$NAME.stamp.new" "$O/$NAME.stamp"
 
 note "done in $(($(date +%s) - t0)) s: root $(du -sxh "$R" | cut -f1)," \
