@@ -55,6 +55,17 @@ ln -sfn /lib/systemd/system/multi-user.target "$R/etc/systemd/system/default.tar
 # message (trusted fields); kept persistently.
 put etc/systemd/journald.conf.d/owlet.conf etc/systemd/journald.conf.d/owlet.conf 0644
 
+# No translations: without the locales package only C and C.UTF-8 exist,
+# so message catalogues and translated man pages are never read (38 MiB).
+# dpkg leaves them out from now on; those of the base go here.
+put etc/dpkg/dpkg.cfg.d/owlet-translations etc/dpkg/dpkg.cfg.d/owlet-translations 0644
+for p in locales locales-all; do
+	[ ! -e "$R/var/lib/dpkg/info/$p.list" ] ||
+		die "package $p installed: translations would be read"
+done
+find "$R/usr/share/locale" -name '*.mo' ! -type d -delete
+find "$R/usr/share/man" -mindepth 1 -maxdepth 1 ! -name 'man*' -exec rm -rf {} +
+
 # ---------------------------------------------------------------------------
 # The privilege model.  control runs from the host with --root, never
 # inside the root: there it would act on the running system, and its

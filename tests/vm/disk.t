@@ -158,6 +158,8 @@ if [ -n "$sudo_deb" ]; then
 	vm_ssh a 'cat > /run/owlet-test/sudo.deb' < "$sudo_deb"
 	out=$(vm_ssh a 'dpkg -i /run/owlet-test/sudo.deb >/dev/null 2>&1; echo "rc=$?"; stat -c "%a %U:%G" /usr/bin/sudo; find / -xdev -perm /4000 -print')
 	re_ok "$out" "^rc=0${nl}[0-7]+ root:root\$" "dpkg -i of Debian's sudo leaves no set-uid file (the profile's state holds through dpkg): $(sed -n 2p <<<"$out")"
+	is "$(vm_ssh a 'dpkg -L sudo | grep -E "/LC_MESSAGES/|^/usr/share/man/man8/sudo.8" | while read -r f; do [ -e "$f" ] && echo "$f"; done')" \
+	    /usr/share/man/man8/sudo.8.gz "dpkg left out sudo's message catalogues, not its English manual page"
 else
 	ok 1 "apt-get download sudo on the host (for the dpkg check)"
 fi
