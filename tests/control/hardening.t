@@ -35,7 +35,7 @@ aslr userns coredump network proc tmp umask sshd"
 # /etc/kernel/cmdline
 out=$(ctl)
 ok $? "control lists the facilities"
-debian="links relaxed|dmesg root|ptrace children|bpf debian|perf restricted|userfaultfd restricted|kexec root|modules loadable|ldisc public|sysrq debian|oops debian|aslr debian|userns public|coredump restricted|network debian|proc public|tmp debian|umask public|sshd debian"
+debian="links relaxed|dmesg root|ptrace public|bpf debian|perf restricted|userfaultfd restricted|kexec root|modules loadable|ldisc public|sysrq debian|oops debian|aslr debian|userns public|coredump restricted|network debian|proc public|tmp debian|umask public|sshd debian"
 bad=
 IFS='|'
 for fs in $debian; do
