@@ -13,9 +13,10 @@
 # replaced by .pub) or else a key pair generated once in $B/keys/.
 #
 # Invariants:
-# - The root is rebuilt from the base every time (root.new, then renamed),
-#   and the outputs of a previous build are deleted first: whatever exists
-#   in $B/image/ after a failure belongs to one build.
+# - The root is rebuilt from the base (root.new, then renamed) whenever
+#   an input changed ($B/image/owlet-bookworm.stamp lists them), and the
+#   outputs of a previous build are deleted first: whatever exists in
+#   $B/image/ after a failure belongs to one build.
 # - The tree is cleaned before the spec and the tarball are made, and the
 #   tarball excludes nothing: root/, the tarball and the spec hold the same
 #   entries, so an instance unpacked from the tarball verifies against the
@@ -43,18 +44,46 @@ SEAL=$B/bin/seal
 need_root "file owners, chroot, mount namespaces"
 [ -x "$SEAL" ] || die "$SEAL missing (make all)"
 mkdir -p "$O"
+image_epoch
+
+# The stamp: every input of the image.  The base's and the packages'
+# stamps name theirs; image/ whole (a script that only makes the disk
+# costs a needless rebuild, never a stale image); seal, which writes the
+# spec; the signing key.  An image whose stamp matches is not rebuilt, and
+# the check takes only a shared lock: tests hold one on $O/lock while
+# they read the image, and may run side by side.  The stamp written is
+# the inputs seen when the build began.
+inputs() {
+	_key=${SEAL_KEY:-$B/keys/owlet.key}
+	printf 'epoch=%s packages=%s\nbase=%s\ndebs=%s\nkey=%s\n' \
+	    "$SOURCE_DATE_EPOCH" "$IMAGE_PKGS" \
+	    "$(sha256sum < "$C/stamp" 2>/dev/null | cut -d' ' -f1)" \
+	    "$(sha256sum < "$D/stamp" 2>/dev/null | cut -d' ' -f1)" \
+	    "$({ sha256sum < "$_key"; } 2>/dev/null | cut -d' ' -f1)"
+	find "$here" "$SEAL" -type f | LC_ALL=C sort | xargs sha256sum |
+	    sed "s|$here/||"
+}
+current() {
+	[ -f "$O/$NAME.stamp" ] && [ "$(cat "$O/$NAME.stamp")" = "$(inputs)" ] &&
+	    [ -d "$R" ] && [ -f "$O/$NAME.mtree.minisig" ] && [ -f "$O/$NAME.tar" ]
+}
 exec 8>>"$O/lock"
-flock 8
+for mode in -s -x; do	# the exclusive lock is not taken atomically: again
+	flock "$mode" 8
+	if current; then
+		note "$O/$NAME.tar is up to date"
+		exit 0
+	fi
+done
 exec 9>>"$C/lock"
 flock -s 9
 B=$B sh "$here/rootfs.sh" --check || die "base missing or out of date (make rootfs)"
 
-image_epoch
-
 image_key
+stamp=$(inputs)
 
 log=$O/build.log
-image_begin "$log" "$R.new" "$O/$NAME.tar" "$O/$NAME.mtree" \
+image_begin "$log" "$R.new" "$O/$NAME.stamp" "$O/$NAME.tar" "$O/$NAME.mtree" \
     "$O/$NAME.mtree.minisig" "$O/owlet.pub" "$O/$NAME.audit.json"
 cp -a "$C/base" "$R.new"
 flock -u 9
@@ -90,6 +119,8 @@ sum=$(sha256sum "$O/$NAME.tar.new" | cut -d' ' -f1)
 mv "$O/$NAME.mtree.minisig.new" "$O/$NAME.mtree.minisig"
 mv "$O/$NAME.tar.new" "$O/$NAME.tar"
 cp "$pub" "$O/owlet.pub"
+printf '%s\n' "$stamp" > "$O/$NAME.stamp.new"
+publish "$O/$NAME.stamp.new" "$O/$NAME.stamp"
 
 note "done in $(($(date +%s) - t0)) s: root $(du -sxh "$R" | cut -f1)," \
     "tarball $(du -h --apparent-size "$O/$NAME.tar" | cut -f1) ($O)"

@@ -80,7 +80,7 @@ case $KERNEL in cloud) kernel_mib=130 ;; generic) kernel_mib=450 ;; esac
 
 mkdir -p "$O"
 exec 6>>"$O/disk.lock"
-flock 6
+flock -s 6	# exclusive once a rebuild is known to be needed (below)
 # The image tree is read under a shared lock on $O/lock: no make image
 # replaces it while it is copied.
 exec 7>>"$O/lock"
@@ -106,12 +106,20 @@ key=$(sha256sum < "$pub" | cut -d' ' -f1)
 scripts=$(cat "$0" "$here/lib.sh" "$here/chroot.sh" "$here/apt-install.sh" "$here/conf/mke2fs.conf" \
     "$here"/files/disk/* | sha256sum | cut -d' ' -f1)"
 stamp=$O/$NAME.disk.stamp
-if [ "$image_id" != none ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$inputs" ] &&
-    [ -f "$O/$NAME.raw" ] && [ -f "$O/$NAME.qcow2" ] &&
-    [ -f "$O/$NAME.disk.mtree.minisig" ]; then
-	note "$O/$NAME.raw and .qcow2 are up to date"
-	exit 0
-fi
+current() {
+	[ "$image_id" != none ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$inputs" ] &&
+	    [ -f "$O/$NAME.raw" ] && [ -f "$O/$NAME.qcow2" ] &&
+	    [ -f "$O/$NAME.disk.mtree.minisig" ]
+}
+# Checked under a shared lock (tests that boot the disk hold one and may
+# run side by side), then again under the exclusive one: not atomic.
+for mode in -s -x; do
+	flock "$mode" 6
+	if current; then
+		note "$O/$NAME.raw and .qcow2 are up to date"
+		exit 0
+	fi
+done
 
 # need_mib KIB: the root partition's minimum for a tree of KIB
 need_mib() { echo $(($1 * 5 / 4 / 1024 + 128)); }
@@ -159,6 +167,21 @@ for d in kernel/postinst.d kernel/postrm.d initramfs/post-update.d; do
 	mkdir -p "$R/etc/$d"
 	ln -sfn /usr/lib/owlet/esp-update "$R/etc/$d/zz-owlet-esp"
 done
+for u in owlet-esp-update.path owlet-esp-update.service; do
+	install -D -m 0644 "$here/files/disk/$u" "$R/etc/systemd/system/$u"
+done
+sh "$here/chroot.sh" "$R" systemctl enable --quiet owlet-esp-update.path ||
+	die "systemctl enable owlet-esp-update.path failed"
+# The owlet profile's choices that need the disk's own files: the mounts
+# of /proc, /tmp and /dev/shm (fstab, written above) and the kernel
+# hardening parameters (/etc/kernel/cmdline, which the image has not):
+# control --defaults recorded them when it built the image, and puts
+# them in place now, before the boot entries are made from the line.
+if [ "$owlet" = 1 ]; then
+	"$R/usr/sbin/control" --root "$R" --reapply --quiet >>"$log" 2>&1 &&
+	    "$R/usr/sbin/control" --root "$R" --check >>"$log" 2>&1 ||
+		die "control --reapply on the disk's root failed (log: $log)"
+fi
 # The ESP's contents, made by the same program that keeps it current on
 # the running system: written to $R/boot/efi, then moved out of the root.
 mkdir -p "$R/boot/efi"

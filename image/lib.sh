@@ -25,6 +25,9 @@ B=${B:-build}
 case $B in /*) ;; *) B=$PWD/$B ;; esac
 D=${DEB_OUT:-$B/deb}
 case $D in /*) ;; *) D=$top/$D ;; esac
+# owlet's packages in an image: all of make deb's but libtcb-dev (a server
+# has no compiler)
+IMAGE_PKGS="libtcb0 libnss-tcb libpam-tcb owlet-control seal owlet-shadow-tcb"
 
 die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
 note() { printf '%s: %s\n' "$prog" "$*" >&2; }
@@ -141,7 +144,7 @@ image_clean() {
 }
 
 # image_debs ROOT: copy one .deb of each of owlet's packages that an image
-# holds (all of make deb's but libtcb-dev: a server has no compiler) from
+# holds (IMAGE_PKGS) from
 # $D into ROOT/var/tmp/owlet-debs, all of one make deb (its stamp is
 # written after the last package), under a shared lock on $D/lock; sets
 # debs= to their paths inside ROOT, for apt-install.sh.  apt reads them in
@@ -153,7 +156,7 @@ image_debs() {
 	flock -s 4
 	[ -f "$D/stamp" ] || die "no complete build of owlet's packages in $D (make deb)"
 	debs=
-	for _id_p in libtcb0 libnss-tcb libpam-tcb owlet-control seal owlet-shadow-tcb; do
+	for _id_p in $IMAGE_PKGS; do
 		set -- "$D/${_id_p}"_*.deb
 		if [ $# != 1 ] || [ ! -f "$1" ]; then
 			die "$D: not exactly one ${_id_p}_*.deb (make deb; owlet-shadow-tcb needs Debian's shadow source)"

@@ -62,6 +62,17 @@ if [ "$system" = 1 ]; then
 	put etc/systemd/journald.conf.d/owlet.conf etc/systemd/journald.conf.d/owlet.conf 0644
 fi
 
+# No translations: without the locales package only C and C.UTF-8 exist,
+# so message catalogues and translated man pages are never read (38 MiB).
+# dpkg leaves them out from now on; those of the base go here.
+put etc/dpkg/dpkg.cfg.d/owlet-translations etc/dpkg/dpkg.cfg.d/owlet-translations 0644
+for p in locales locales-all; do
+	[ ! -e "$R/var/lib/dpkg/info/$p.list" ] ||
+		die "package $p installed: translations would be read"
+done
+find "$R/usr/share/locale" -name '*.mo' ! -type d -delete
+find "$R/usr/share/man" -mindepth 1 -maxdepth 1 ! -name 'man*' -exec rm -rf {} +
+
 # ---------------------------------------------------------------------------
 # The privilege model.  control runs from the host with --root, never
 # inside the root: there it would act on the running system, and its
@@ -95,6 +106,12 @@ install -o root -g root -m 0644 "$R/usr/share/owlet/passwdqc.conf" \
 # "shadow: tcb files", pam_passwdqc + pam_tcb stacks, passwd set-gid
 # shadow), ping dgramsocket, su restricted, crontab set-gid crontab, every
 # other set-uid program root-only: zero set-uid files, zero capabilities.
+# And the kernel and system hardening (docs/kernel-hardening.md): sysctls
+# (links, dmesg, ptrace, bpf, kexec, ldisc, sysrq, oops, aslr, userns,
+# network) in /etc/sysctl.d only, never the build host's kernel; /proc
+# hidepid, tmpfs /tmp and /dev/shm (fstab), umask 027, sshd's drop-in;
+# the boot parameters are recorded only (the image has no
+# /etc/kernel/cmdline: image/disk.sh applies them to the disk's).
 ctl --defaults --quiet || die "control --defaults failed"
 ctl --check >/dev/null || die "control --check: not every facility is in its default"
 

@@ -12,8 +12,18 @@ $(B)/tests/bin/%: tests/bin/%.c $(COMMON_A) $(LIBTCB_SO)
 	  -Wl,-rpath,$(abspath $(B))/lib -L$(B)/lib -ltcb -lcrypt -lpam -lpthread -ldl
 $(B)/tests/bin/pamprobe: tests/bin/tokenconv.h
 
+# Two at a time (PROVE_JOBS), the slowest first so that the run does not
+# end on one of them alone.  Tests that share an output (the image, the
+# disk) hold shared locks on it while they read it; a build takes the
+# exclusive lock only when its stamp says it must rebuild.
+PROVE_JOBS ?= 2
+TESTS_SLOW := tests/vm/disk.t tests/ansible/ansible.t tests/unit/static.t \
+	tests/sys/privmatrix.t tests/deb/deb.t tests/deb/shadow-tcb.t \
+	tests/image/disk.t tests/tcb/shadow-utils.t
+TESTS := $(TESTS_SLOW) $(filter-out $(TESTS_SLOW),$(sort $(wildcard tests/*/*.t)))
+
 check: all $(TEST_BINS)
-	B=$(abspath $(B)) prove -r $(PROVE_FLAGS) tests/
+	B=$(abspath $(B)) prove --timer -j$(PROVE_JOBS) $(PROVE_FLAGS) $(TESTS)
 
 # Sanitizer build: a hook that turns LeakSanitizer off in processes without
 # owlet code and in those it cannot check (set-ID, traced), preloaded with

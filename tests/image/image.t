@@ -61,6 +61,11 @@ ok $? "dpkg --verify of owlet's packages exits 0"
 is "$out" "" "dpkg --verify of owlet's packages reports nothing"
 is "$(chroot_run "$R" dpkg-divert --listpackage /usr/sbin/useradd)" owlet-shadow-tcb \
     "useradd is owlet-shadow-tcb's (a package diversion, kept by its triggers)"
+# No translations (image/profile.sh: only C and C.UTF-8 exist): no message
+# catalogue, no translated manual page; the English pages stay.
+is "$(find "$R/usr/share/locale" -name '*.mo' | head -n 3)" "" "no message catalogue (*.mo) in the root"
+is "$(find "$R/usr/share/man" -mindepth 1 -maxdepth 1 ! -name 'man*')" "" "no translated manual pages"
+t "the English manual pages stay" test -f "$R/usr/share/man/man1/ls.1.gz"
 unlike "$(chroot_run "$R" ldd /usr/bin/seal 2>&1)" 'not found' \
     "seal finds its libraries in the root (libsodium23 came as its dependency)"
 is "$(find "$R" -xdev -name '*.deb' | head -n 3)" "" "no .deb is left in the tree"
@@ -134,8 +139,11 @@ t "the unpacked tarball verifies against the spec" \
 rm -rf "$T/x"
 
 sums=$(cd "$O" && sha256sum owlet-bookworm.tar owlet-bookworm.mtree owlet-bookworm.mtree.minisig)
+out=$(B=$B sh "$TOP/image/build.sh" 2>&1)
+like "$out" "up to date" "make image with nothing changed rebuilds nothing"
+rm -f "$O/owlet-bookworm.stamp"
 make -s -C "$TOP" B="$B" image >"$T/make.log" 2>&1
-ok $? "make image again"
+ok $? "make image again from scratch"
 is "$(cd "$O" && sha256sum owlet-bookworm.tar owlet-bookworm.mtree owlet-bookworm.mtree.minisig)" \
     "$sums" "a rebuild gives byte-identical tar, mtree and minisig"
 

@@ -84,10 +84,12 @@ vm_boot() {
 }
 
 # vm_ssh NAME CMD...: run CMD (a shell command line) as root in the VM.
+# The VM's key only (IdentitiesOnly): sshd allows 3 tries (control sshd),
+# and an agent's keys would be offered first.
 vm_ssh() {
 	_vs=$1
 	shift
-	ssh -q -p "$(cat "$T/vm.$_vs.port")" -i "$T/vm.key" -o BatchMode=yes \
+	ssh -q -p "$(cat "$T/vm.$_vs.port")" -i "$T/vm.key" -o IdentitiesOnly=yes -o BatchMode=yes \
 	    -o StrictHostKeyChecking=accept-new -o "UserKnownHostsFile=$T/vm.$_vs.known_hosts" \
 	    -o ConnectTimeout="$VM_CONNECT_TIMEOUT" -o LogLevel=ERROR root@127.0.0.1 "$@"
 }
