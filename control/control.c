@@ -62,6 +62,36 @@ in_chroot(void)
 	return self.st_dev != init.st_dev || self.st_ino != init.st_ino;
 }
 
+/*
+ * A container, told as systemd tells it (systemd-detect-virt --container,
+ * the cheap part): systemd running in a container writes
+ * /run/systemd/container, and container managers put container= into the
+ * environment of process 1.  There the kernel's global settings are the
+ * host's: sysctl.c sets them in files only and they are not checked.
+ */
+static int
+in_container(void)
+{
+	char env[16384];
+	ssize_t n;
+	size_t i;
+	int fd;
+
+	if (access("/run/systemd/container", F_OK) == 0)
+		return 1;
+	if ((fd = open("/proc/1/environ", O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = owlet_read_full(fd, env, sizeof(env) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	env[n] = '\0';
+	for (i = 0; i < (size_t)n; i += strlen(env + i) + 1)
+		if (strncmp(env + i, "container=", 10) == 0 && env[i + 10])
+			return 1;
+	return 0;
+}
+
 static void
 open_root(struct ctl *c, const char *root)
 {
@@ -77,6 +107,7 @@ open_root(struct ctl *c, const char *root)
 	 * here.  image/chroot.sh says so when it made one. */
 	c->netns = c->chroot && (p = getenv("OWLET_PRIVATE_NETNS")) &&
 	    strcmp(p, "1") == 0;
+	c->container = c->live && !c->chroot && in_container();
 	if (root && strcmp(root, "/") == 0)
 		c->root = "";
 	c->rootfd = open(c->root[0] ? c->root : "/", O_RDONLY | O_DIRECTORY |
@@ -134,7 +165,8 @@ print_states(const struct facility *f, const char *sep)
 static int
 cmd_list(struct ctl *c)
 {
-	const char *st;
+	const char *st, *word;
+	enum engine_note note;
 	int i, j, err, first = 1, rc = 0;
 	char chosen[FAC_NAME_MAX + 1];
 
@@ -144,12 +176,13 @@ cmd_list(struct ctl *c)
 		struct facility *f = &c->fac[i];
 		if (f->same_as || !engine_available(c, f))
 			continue;
-		st = engine_status(c, f, &err);
+		st = engine_show(c, f, &err, &note);
+		word = engine_note_word(note);
 		rc |= err;
 		if (!json) {
 			printf("%-15s %-15s (", f->name, st ? st : "unknown");
 			print_states(f, " ");
-			printf(")\n");
+			printf(")%s%s\n", word ? " " : "", word ? word : "");
 			continue;
 		}
 		printf("%s\n  {\"facility\": ", first ? "" : ",");
@@ -166,7 +199,9 @@ cmd_list(struct ctl *c)
 			printf("%s", j ? ", " : "");
 			owlet_json_put(stdout, f->state[j].name);
 		}
-		printf("]}");
+		printf("], \"note\": ");
+		owlet_json_put(stdout, word);
+		printf("}");
 		first = 0;
 	}
 	if (json)
@@ -179,13 +214,16 @@ cmd_facility(struct ctl *c, int argc, char **argv)
 {
 	struct facility *f = facility_or_die(c, argv[0]);
 	const char *arg = argc > 1 ? argv[1] : "status", *st;
+	enum engine_note note;
 	int i, err;
 
 	if (argc > 2)
 		usage(2);
 	if (strcmp(arg, "status") == 0) {
-		st = engine_status(c, f, &err);
+		st = engine_show(c, f, &err, &note);
 		printf("%s\n", st ? st : "unknown");
+		if (note != NOTE_NONE)
+			warnx("%s: %s", f->name, engine_note_text(note));
 		return err;
 	}
 	if (strcmp(arg, "list") == 0) {
@@ -212,6 +250,7 @@ static int
 cmd_check(struct ctl *c, int reapply)
 {
 	char chosen[FAC_NAME_MAX + 1];
+	enum engine_note note;
 	const char *st;
 	int i, err, drift = 0, first = 1, rc;
 
@@ -230,6 +269,11 @@ cmd_check(struct ctl *c, int reapply)
 		/* A removed program has no privilege to check; its choice is
 		 * kept and comes back if the package is installed again. */
 		if (!engine_available(c, f))
+			continue;
+		/* A setting this kernel lacks, or the host's in a container,
+		 * is no drift: nothing here can make it hold or break it. */
+		note = engine_note(c, f, NULL);
+		if (note == NOTE_UNAVAILABLE || note == NOTE_HOST)
 			continue;
 		st = engine_status(c, f, &err);
 		if (err) {

@@ -3,6 +3,8 @@
 CONTROL_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard control/*.c))
 CONTROL     := $(B)/sbin/control
 FACILITY_FILES := $(wildcard facilities/[a-z]*)
+# Debian 12 keeps packaged units in /lib (merged /usr makes it /usr/lib).
+SYSTEMD_UNITDIR ?= /lib/systemd/system
 
 all: $(CONTROL) $(B)/control/dpkg-hook.cfg
 
@@ -23,6 +25,9 @@ install-control: $(CONTROL)
 	install -d $(DESTDIR)/etc/dpkg/dpkg.cfg.d
 	install -m 0644 $(B)/control/dpkg-hook.cfg \
 	  $(DESTDIR)/etc/dpkg/dpkg.cfg.d/owlet-control
+	install -d $(DESTDIR)$(SYSTEMD_UNITDIR)
+	install -m 0644 control/units/owlet-sysctl-after-boot.service \
+	  $(DESTDIR)$(SYSTEMD_UNITDIR)/
 .PHONY: install-control
 
 # libFuzzer target for the facility file parser.

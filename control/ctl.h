@@ -23,7 +23,11 @@
 #include "facility.h"
 
 #define CTL_TEXT_MAX	((off_t)1 << 20)	/* config files we edit */
-#define CTL_SYSCTL_FILE	"etc/sysctl.d/90-control.conf"
+/* After every packaged file of /usr/lib/sysctl.d (Debian's systemd sets
+ * fs.protected_fifos in 99-protect-links.conf), before the
+ * administrator's own /etc/sysctl.conf (99-sysctl.conf). */
+#define CTL_SYSCTL_FILE	"etc/sysctl.d/99-sysctl-control.conf"
+#define CTL_CMDLINE_FILE	"etc/kernel/cmdline"
 #define CTL_STATE_DIR	"var/lib/owlet/control"	/* saved PAM files */
 #ifndef OWLET_DATADIR
 #define OWLET_DATADIR	"/usr/share/owlet"	/* make passes $(OWLET_DATADIR) */
@@ -41,6 +45,11 @@ struct ctl {
 	int chroot;		/* live, but in a chroot: the kernel is not
 				 * this root's (sysctl_live) */
 	int netns;		/* ... in a network namespace of its own */
+	int container;		/* live in a container: the kernel's global
+				 * settings are the host's (sysctl_live) */
+	int hostview;		/* reading states for display in a
+				 * container: global sysctls by the running
+				 * value alone (sysctl_holds) */
 	char bindir[PATH_MAX];	/* where tcb_convert and tcb_unconvert are */
 	int detecting;		/* reading states: a missing user or group
 				 * means "does not hold", not an error */
@@ -91,6 +100,17 @@ int sysctl_holds(struct ctl *c, const struct act *a);
 int sysctl_apply(struct ctl *c, const struct act *a);
 int pam_holds(struct ctl *c, const struct facility *f, const struct act *a);
 int pam_apply(struct ctl *c, const struct facility *f, const struct act *a);
+int cmdline_holds(struct ctl *c, const struct act *a);
+int cmdline_apply(struct ctl *c, const struct act *a);
+/* The running kernel was started with other tokens of A's parameter
+ * than the file holds (1), or not (0): the file takes effect at the
+ * next boot.  0 when there is no running kernel of this root to ask. */
+int cmdline_pending(struct ctl *c, const struct act *a);
+/* A sysctl key is set in the root's files only (no /proc/sys): a root
+ * other than /, a chroot, or a global key in a container. */
+int sysctl_file_only(const struct ctl *c, const char *key);
+/* 1 if the running kernel has KEY (or it cannot be asked), else 0. */
+int sysctl_available(const struct ctl *c, const char *key);
 int shadow_holds(struct ctl *c, const struct act *a);
 int shadow_apply(struct ctl *c, const struct act *a);
 int group_holds(struct ctl *c, const struct act *a);
@@ -147,6 +167,24 @@ const char *engine_status(struct ctl *c, const struct facility *f, int *err);
 /* Switch F to STATE (canonical name); 0 or -1 (printed, rolled back). */
 int engine_set(struct ctl *c, const struct facility *f, const char *state);
 int engine_available(struct ctl *c, const struct facility *f);
+/* What the state of F shown to the administrator needs said with it. */
+enum engine_note {
+	NOTE_NONE,
+	NOTE_UNAVAILABLE,	/* the running kernel has none of its sysctls */
+	NOTE_HOST,		/* a container: its kernel settings are the
+				 * host's, shown as the host set them */
+	NOTE_NEXT_BOOT		/* boot parameters not yet those running */
+};
+/* The state of F to show (as engine_status; in a container, the host's
+ * settings for NOTE_HOST) and its note.  A facility noted unavailable or
+ * host is not checked for drift nor reapplied. */
+const char *engine_show(struct ctl *c, const struct facility *f, int *err,
+    enum engine_note *note);
+/* The note of F alone, without the state; and the words for a note. */
+enum engine_note engine_note(struct ctl *c, const struct facility *f,
+    const char *state);
+const char *engine_note_word(enum engine_note note);
+const char *engine_note_text(enum engine_note note);
 
 /* load.c */
 int load_facilities(struct ctl *c);

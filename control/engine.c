@@ -44,6 +44,8 @@ act_holds(struct ctl *c, const struct facility *f, const struct act *a)
 		return pam_holds(c, f, a);
 	case ACT_SHADOW:
 		return shadow_holds(c, a);
+	case ACT_CMDLINE:
+		return cmdline_holds(c, a);
 	}
 	return -1;
 }
@@ -65,6 +67,8 @@ act_apply(struct ctl *c, const struct facility *f, const struct act *a)
 		return pam_apply(c, f, a);
 	case ACT_SHADOW:
 		return shadow_apply(c, a);
+	case ACT_CMDLINE:
+		return cmdline_apply(c, a);
 	}
 	return -1;
 }
@@ -90,6 +94,91 @@ engine_status(struct ctl *c, const struct facility *f, int *err)
 	}
 	c->detecting = 0;
 	return found;
+}
+
+/*
+ * What the administrator must be told with the state.  A facility all of
+ * whose actions are kernel settings that the running kernel lacks is
+ * unavailable: its state is what its files say, for another kernel.  In
+ * a container, a facility with a global kernel setting is the host's.
+ * Neither is drift.  A state with boot parameters that the running
+ * kernel was not started with takes effect at the next boot.
+ */
+enum engine_note
+engine_note(struct ctl *c, const struct facility *f, const char *state)
+{
+	const struct state *s;
+	int i, j, sysctls = 0, missing = 0, others = 0, host = 0;
+
+	for (i = 0; i < f->nstate; i++)
+		for (j = 0; j < f->state[i].nact; j++) {
+			const struct act *a = &f->state[i].act[j];
+			if (a->kind != ACT_SYSCTL) {
+				others++;
+				continue;
+			}
+			sysctls++;
+			host |= c->container && sysctl_file_only(c, a->path);
+			missing += !sysctl_available(c, a->path);
+		}
+	if (host)
+		return NOTE_HOST;
+	if (sysctls && missing == sysctls && !others)
+		return NOTE_UNAVAILABLE;
+	if (state && (s = facility_state(f, state)))
+		for (j = 0; j < s->nact; j++)
+			if (s->act[j].kind == ACT_CMDLINE &&
+			    cmdline_pending(c, &s->act[j]))
+				return NOTE_NEXT_BOOT;
+	return NOTE_NONE;
+}
+
+const char *
+engine_show(struct ctl *c, const struct facility *f, int *err,
+    enum engine_note *note)
+{
+	const char *st;
+
+	*note = engine_note(c, f, NULL);
+	c->hostview = *note == NOTE_HOST;
+	st = engine_status(c, f, err);
+	c->hostview = 0;
+	if (*note == NOTE_NONE && st)
+		*note = engine_note(c, f, st);
+	return st;
+}
+
+const char *
+engine_note_word(enum engine_note note)
+{
+	switch (note) {
+	case NOTE_UNAVAILABLE:
+		return "unavailable";
+	case NOTE_HOST:
+		return "host";
+	case NOTE_NEXT_BOOT:
+		return "next-boot";
+	case NOTE_NONE:
+		break;
+	}
+	return NULL;
+}
+
+const char *
+engine_note_text(enum engine_note note)
+{
+	switch (note) {
+	case NOTE_UNAVAILABLE:
+		return "unavailable: the running kernel has none of its settings";
+	case NOTE_HOST:
+		return "set by the host: this system is a container";
+	case NOTE_NEXT_BOOT:
+		return "takes effect at the next boot (the running kernel was "
+		    "started with other parameters)";
+	case NOTE_NONE:
+		break;
+	}
+	return NULL;
 }
 
 static void

@@ -32,20 +32,21 @@ enum act_kind {
 	ACT_LINE,	/* line FILE TOKEN TEXT|- ... */
 	ACT_SYSCTL,	/* sysctl KEY VALUE|- ... */
 	ACT_PAM,	/* pam STACK */
-	ACT_SHADOW	/* shadow tcb|files */
+	ACT_SHADOW,	/* shadow tcb|files */
+	ACT_CMDLINE	/* cmdline NAME TOKEN|- ...: a kernel parameter */
 };
 
 struct act {
 	enum act_kind kind;
 	unsigned long lineno;
 	char *path;		/* FILE, DIR and LINE file; SYSCTL key;
-				 * PAM stack; GROUP name */
+				 * PAM stack; GROUP name; CMDLINE name */
 	char *owner, *group;	/* FILE, DIR */
 	mode_t mode;		/* FILE, DIR: the 12 permission bits */
 	char *caps;		/* FILE: cap_to_text form, NULL = none */
 	char *token;		/* LINE: the word that identifies the line */
-	/* LINE, SYSCTL: accepted values, the first is the one written;
-	 * NULL stands for "-", no such line (no such setting). */
+	/* LINE, SYSCTL, CMDLINE: accepted values, the first is the one
+	 * written; NULL stands for "-", no such line (no such setting). */
 	char *alt[FAC_ALTS_MAX];
 	int nalt;
 	int tcb;		/* SHADOW: 1 tcb, 0 files */

@@ -51,22 +51,31 @@ dup_or_fail(struct parser *p, const char *s)
 	return d;
 }
 
-int
-facility_name_ok(const char *s)
+/* 1 to MAX of [a-z0-9_] (and [A-Z] with UPPER), '-' and '.' after the
+ * first: facility and state names, kernel parameter names. */
+static int
+name_word_ok(const char *s, size_t max, int upper)
 {
 	size_t i;
 
-	if (!s[0] || strlen(s) > FAC_NAME_MAX)
+	if (!s[0] || strlen(s) > max)
 		return 0;
 	for (i = 0; s[i]; i++) {
 		char c = s[i];
-		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '_' || (upper && c >= 'A' && c <= 'Z'))
 			continue;
 		if (i > 0 && (c == '-' || c == '.'))
 			continue;
 		return 0;
 	}
 	return 1;
+}
+
+int
+facility_name_ok(const char *s)
+{
+	return name_word_ok(s, FAC_NAME_MAX, 0);
 }
 
 static int
@@ -126,6 +135,32 @@ sysctl_key_ok(const char *s)
 		return 0;
 	}
 	return 1;
+}
+
+/* Kernel parameter names: [A-Za-z0-9_][A-Za-z0-9_.-]*, as in
+ * init_on_alloc, iommu.strict or module.sig_enforce. */
+static int
+kparam_ok(const char *s)
+{
+	return name_word_ok(s, 64, 1);
+}
+
+/* A token of the kernel command line for parameter NAME: NAME itself
+ * or NAME=VALUE, one word of printable ASCII without quotes. */
+static int
+kparam_token_ok(const char *name, const char *tok)
+{
+	size_t n = strlen(name);
+	const char *v;
+
+	if (strncmp(tok, name, n) != 0 || (tok[n] && tok[n] != '='))
+		return 0;
+	if (!tok[n])
+		return 1;
+	for (v = tok + n + 1; *v; v++)
+		if (*v <= ' ' || *v >= 0x7f || *v == '"')
+			return 0;
+	return tok[n + 1] != '\0' && strlen(tok) <= 256;
 }
 
 /* Text with ${gid:NAME} / ${uid:NAME} references, each NAME valid. */
@@ -311,6 +346,21 @@ values(struct parser *p, struct act *a, char **w, int n, int is_sysctl)
 	return 0;
 }
 
+/* sysctl KEY VALUE|- ..., cmdline NAME TOKEN|- ...: a name that OK
+ * accepts, then the values. */
+static int
+named_values(struct parser *p, struct act *a, char **w, int n,
+    int (*ok)(const char *), const char *usage, const char *what)
+{
+	if (n < 3)
+		return fail(p, "usage: %s", usage);
+	if (!ok(w[1]))
+		return fail(p, "%s: bad %s \"%s\"", w[0], what, w[1]);
+	if (!(a->path = dup_or_fail(p, w[1])))
+		return -1;
+	return values(p, a, w + 2, n - 2, a->kind == ACT_SYSCTL);
+}
+
 static int
 file_act(struct parser *p, struct act *a, char **w, int n)
 {
@@ -344,6 +394,7 @@ new_act(struct parser *p, char **w, int n)
 {
 	struct state *s = p->cur;
 	struct act *a;
+	int i;
 
 	if (!s)
 		return fail(p, "%s before the first state", w[0]);
@@ -378,13 +429,20 @@ new_act(struct parser *p, char **w, int n)
 	}
 	if (strcmp(w[0], "sysctl") == 0) {
 		a->kind = ACT_SYSCTL;
-		if (n < 3)
-			return fail(p, "usage: sysctl KEY VALUE|- ...");
-		if (!sysctl_key_ok(w[1]))
-			return fail(p, "sysctl: bad key \"%s\"", w[1]);
-		if (!(a->path = dup_or_fail(p, w[1])))
+		return named_values(p, a, w, n, sysctl_key_ok,
+		    "sysctl KEY VALUE|- ...", "key");
+	}
+	if (strcmp(w[0], "cmdline") == 0) {
+		a->kind = ACT_CMDLINE;
+		if (named_values(p, a, w, n, kparam_ok,
+		    "cmdline NAME TOKEN|- ...", "parameter name") < 0)
 			return -1;
-		return values(p, a, w + 2, n - 2, 1);
+		for (i = 0; i < a->nalt; i++)
+			if (a->alt[i] && !kparam_token_ok(a->path, a->alt[i]))
+				return fail(p, "cmdline: \"%s\" is not %s or "
+				    "%s=VALUE (one word)", a->alt[i], a->path,
+				    a->path);
+		return 0;
 	}
 	if (strcmp(w[0], "pam") == 0) {
 		a->kind = ACT_PAM;

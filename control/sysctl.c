@@ -1,14 +1,21 @@
 /*
  * Kernel settings.  The persistent form is a "KEY = VALUE" line in
- * /etc/sysctl.d/90-control.conf (late in systemd-sysctl's order, so it
- * wins over packaged defaults); "-" means control sets nothing.  When
- * control acts on the running system (no --root), the value also goes to
- * /proc/sys at once and the running value must agree for the state to
- * hold: net.ipv4.ping_group_range is per network namespace, and the test
- * of a state is what the kernel enforces now, not what a file promises.
- * In a chroot the kernel belongs to someone else (an image build runs on
- * the build host's): there only the net.* keys of a private network
- * namespace are live, every other key is a file only.
+ * /etc/sysctl.d/99-sysctl-control.conf (after every packaged file in
+ * systemd-sysctl's order, so it wins over packaged defaults, and before
+ * the administrator's /etc/sysctl.conf); "-" means control sets nothing.
+ * When control acts on the running system (no --root), the value also
+ * goes to /proc/sys at once and the running value must agree for the
+ * state to hold: net.ipv4.ping_group_range is per network namespace, and
+ * the test of a state is what the kernel enforces now, not what a file
+ * promises.
+ *
+ * Where the kernel is someone else's, a key is a file only: in a chroot
+ * (an image build runs on the build host's kernel) every key but the
+ * net.* keys of a private network namespace; in a container every global
+ * (non-net.*) key, which the host sets.  A key the running kernel does
+ * not have (no /proc/sys file: Yama not built in, a key newer than the
+ * kernel, a Debian-only key on another kernel) has nothing to enforce or
+ * contradict: it holds by its file alone and is set in the file only.
  */
 #include <err.h>
 #include <errno.h>
@@ -34,15 +41,32 @@ proc_path(const char *key, char *buf, size_t len)
 			buf[i] = '/';
 }
 
-/* Whether KEY is read and set in /proc/sys too. */
+/* A key of a network namespace; every other key is the kernel's. */
 static int
-sysctl_live(const struct ctl *c, const char *key)
+per_netns(const char *key)
+{
+	return strncmp(key, "net.", 4) == 0;
+}
+
+int
+sysctl_file_only(const struct ctl *c, const char *key)
 {
 	if (!c->live)
-		return 0;
-	if (!c->chroot)
 		return 1;
-	return c->netns && strncmp(key, "net.", 4) == 0;
+	if (c->chroot)
+		return !(c->netns && per_netns(key));
+	return c->container && !per_netns(key);
+}
+
+int
+sysctl_available(const struct ctl *c, const char *key)
+{
+	char path[256];
+
+	if (sysctl_file_only(c, key))
+		return 1;
+	proc_path(key, path, sizeof(path));
+	return access(path, F_OK) == 0 || errno != ENOENT;
 }
 
 /* The running value, blanks normalised; 0 or -1. */
@@ -115,27 +139,51 @@ as_lines(const struct act *a, struct act *l,
 	}
 }
 
+static int live_is_one_of(struct ctl *c, const struct act *a,
+    const char *live, int none_ok);
+
 int
 sysctl_holds(struct ctl *c, const struct act *a)
 {
-	char buf[FAC_ALTS_MAX][FAC_TEXT_MAX + 1], live[VALUE_MAX],
-	    want[VALUE_MAX];
+	char buf[FAC_ALTS_MAX][FAC_TEXT_MAX + 1], live[VALUE_MAX];
 	struct act l;
 	int rc;
 
+	/* A container's own view of the host's settings: the running
+	 * value alone, whatever the container's files say. */
+	if (c->hostview && c->container && !per_netns(a->path)) {
+		if (read_live(a->path, live, sizeof(live)) < 0)
+			return errno == ENOENT ? 1 : -1;
+		return live_is_one_of(c, a, live, 1);
+	}
 	as_lines(a, &l, buf);
 	rc = text_lines_hold(c, &l, SYSCTL_FILE, a->path);
-	if (rc != 1 || !sysctl_live(c, a->path) || !a->alt[0])
+	if (rc != 1 || sysctl_file_only(c, a->path) || !a->alt[0])
 		return rc;
 	/* The file holds one of the values; the kernel must run one of
 	 * them too (a value, not "-": absence says nothing of the kernel). */
 	if (read_live(a->path, live, sizeof(live)) < 0) {
+		if (errno == ENOENT)
+			return 1;	/* not in this kernel: the file decides */
 		warn("/proc/sys: %s", a->path);
 		return -1;
 	}
+	return live_is_one_of(c, a, live, 0);
+}
+
+/* LIVE equals one of A's values (1/0/-1); with NONE_OK, an action with
+ * only "-" holds whatever runs. */
+static int
+live_is_one_of(struct ctl *c, const struct act *a, const char *live,
+    int none_ok)
+{
+	char want[VALUE_MAX];
+	int rc, values = 0;
+
 	for (rc = 0; rc < a->nalt; rc++) {
 		if (!a->alt[rc])
 			continue;
+		values++;
 		switch (ctl_expand(c, a->alt[rc], want, sizeof(want))) {
 		case -2:
 			continue;
@@ -145,31 +193,30 @@ sysctl_holds(struct ctl *c, const struct act *a)
 		if (strcmp(live, want) == 0)
 			return 1;
 	}
-	return 0;
+	return none_ok && values == 0;
 }
 
 int
 sysctl_apply(struct ctl *c, const struct act *a)
 {
 	char value[VALUE_MAX], line[FAC_TEXT_MAX + 1] = "", old[VALUE_MAX];
-	int fd;
 
 	if (a->alt[0] && ctl_expand(c, a->alt[0], value, sizeof(value)) < 0)
 		return -1;
-	fd = ctl_mkdirs(c, "etc/sysctl.d", 0755);
-	if (fd < 0) {
-		warn("%s", ctl_path(c, "/etc/sysctl.d"));
-		return -1;
-	}
-	close(fd);
 	if (a->alt[0])
 		snprintf(line, sizeof(line), "%s = %s", a->path, value);
+	/* text.c makes /etc/sysctl.d if missing */
 	if (text_set_lines(c, SYSCTL_FILE, a->path, a->alt[0] ? line : NULL) < 0)
 		return -1;
-	if (!sysctl_live(c, a->path) || !a->alt[0])
+	if (sysctl_file_only(c, a->path) || !a->alt[0])
 		return 0;
-	if (read_live(a->path, old, sizeof(old)) < 0 ||
-	    undo_push(c, revert_live, NULL, a->path, old, strlen(old), NULL,
+	if (read_live(a->path, old, sizeof(old)) < 0) {
+		if (errno == ENOENT)
+			return 0;	/* not in this kernel: the file is all */
+		warn("/proc/sys: %s", a->path);
+		return -1;
+	}
+	if (undo_push(c, revert_live, NULL, a->path, old, strlen(old), NULL,
 	    0) < 0 ||
 	    sysctl_write_live(a->path, value) < 0) {
 		warn("/proc/sys: cannot set %s = %s", a->path, value);

@@ -17,6 +17,12 @@
  * the recorded comment back, or deletes a line control itself appended.
  * So `control passwd tcb; control passwd traditional` restores
  * nsswitch.conf and login.defs byte for byte.
+ *
+ * A file that did not exist is created, and so are the directories on
+ * the way to it (a systemd drop-in directory); each is recorded as made
+ * by control (an empty word, record "+").  When a later switch leaves
+ * such a file without any line, it is removed, and so are the recorded
+ * directories that it leaves empty: going back leaves no trace.
  */
 #include <err.h>
 #include <errno.h>
@@ -381,6 +387,118 @@ out:
 	return rc;
 }
 
+/* Did control create PATH (a file or directory)?  1, 0, -1. */
+static int
+made_by_control(struct ctl *c, const char *path)
+{
+	char rec[8];
+	int rc = origin_get(c, path, "", rec, sizeof(rec));
+
+	return rc == 1 ? rec[0] == '+' : rc;
+}
+
+static int
+mark_made(struct ctl *c, const char *path)
+{
+	int rc = made_by_control(c, path);
+
+	return rc != 0 ? (rc < 0 ? -1 : 0) : origin_add(c, path, "", "+");
+}
+
+/* Undo of a directory made here, and of its removal. */
+static int
+revert_mkdir(struct ctl *c, const struct undo_rec *r)
+{
+	const char *base;
+	int dfd, rc;
+
+	if ((dfd = ctl_open_parent(c, r->path, &base)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	rc = unlinkat(dfd, base, AT_REMOVEDIR) < 0 && errno != ENOENT ? -1 : 0;
+	close(dfd);
+	return rc;
+}
+
+static int
+revert_rmdir(struct ctl *c, const struct undo_rec *r)
+{
+	const char *base;
+	int dfd, rc;
+
+	if ((dfd = ctl_open_parent(c, r->path, &base)) < 0)
+		return -1;
+	rc = mkdirat(dfd, base, 0755) < 0 && errno != EEXIST ? -1 : 0;
+	close(dfd);
+	return rc;
+}
+
+/* Create the missing directories on the way to PATH, root 0755, each
+ * through ctl_open_parent's checks of the directories above it. */
+static int
+make_parents(struct ctl *c, const char *path)
+{
+	char dir[FAC_PATH_MAX + 1];
+	const char *slash, *base;
+	int dfd, rc;
+
+	for (slash = strchr(path + 1, '/'); slash;
+	    slash = strchr(slash + 1, '/')) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		if ((dfd = ctl_open_parent(c, dir, &base)) < 0)
+			goto fail;
+		rc = mkdirat(dfd, base, 0755);
+		close(dfd);
+		if (rc < 0 && errno == EEXIST)
+			continue;
+		if (rc < 0)
+			goto fail;
+		if (undo_push(c, revert_mkdir, NULL, dir, NULL, 0, NULL, 0) < 0 ||
+		    mark_made(c, dir) < 0)
+			return -1;
+	}
+	return 0;
+fail:
+	warn("%s", ctl_path(c, dir));
+	return -1;
+}
+
+/* PATH, made by control, lost its last line: remove it (DATA, LEN and
+ * ST for undo), then the directories control made that it leaves empty. */
+static int
+remove_made(struct ctl *c, const char *path, const char *data, size_t len,
+    const struct stat *st)
+{
+	char dir[FAC_PATH_MAX + 1];
+	const char *base;
+	char *slash;
+	int dfd, rc;
+
+	if ((dfd = ctl_open_parent(c, path, &base)) < 0 ||
+	    undo_content(c, path, data, len, st) < 0 ||
+	    unlinkat(dfd, base, 0) < 0) {
+		warn("cannot remove %s", ctl_path(c, path));
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
+	}
+	close(dfd);
+	snprintf(dir, sizeof(dir), "%s", path);
+	while ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		if ((rc = made_by_control(c, dir)) <= 0)
+			return rc;
+		if ((dfd = ctl_open_parent(c, dir, &base)) < 0)
+			return -1;
+		rc = unlinkat(dfd, base, AT_REMOVEDIR);
+		close(dfd);
+		if (rc < 0)	/* not empty: someone else's files stay */
+			return errno == ENOTEMPTY || errno == EEXIST ? 0 : -1;
+		if (undo_push(c, revert_rmdir, NULL, dir, NULL, 0, NULL, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 same_words(const char *a, const char *b)
 {
@@ -411,6 +529,8 @@ text_set_lines(struct ctl *c, const char *path, const char *word,
 		return 0;	/* no file, no such line */
 	if (had == 0)
 		base = data;
+	else if (make_parents(c, path) < 0 || mark_made(c, path) < 0)
+		goto fail;
 	if ((rc = origin_get(c, path, word, origin, sizeof(origin))) < 0)
 		goto fail;
 	if (rc == 0) {
@@ -435,8 +555,11 @@ text_set_lines(struct ctl *c, const char *path, const char *word,
 		warnx("out of memory");
 		goto fail;
 	}
-	rc = text_write(c, path, data, len, had == 0 ? &st : NULL, 0644, o.p,
-	    o.len);
+	if (had == 0 && o.len == 0 && (rc = made_by_control(c, path)) != 0)
+		rc = rc < 0 ? -1 : remove_made(c, path, data, len, &st);
+	else
+		rc = text_write(c, path, data, len, had == 0 ? &st : NULL, 0644,
+		    o.p, o.len);
 	free(data);
 	free(o.p);
 	return rc;

@@ -152,8 +152,12 @@ esp_serial=$(uuid esp-fs | cut -c1-8)
 esp_fsuuid=$(printf '%s' "$esp_serial" | tr a-f A-F | sed 's/^\(....\)/\1-/')
 
 # --- the kernel and the boot files, inside the copy ---------------------
-note "apt: $kpkg, initramfs-tools, systemd-boot-efi (log: $log)"
-sh "$here/apt-install.sh" "$R" "$log" "$kpkg" initramfs-tools systemd-boot-efi ||
+# AppArmor as Debian installs it (the kernel recommends it, and Debian's
+# kernel enables the LSM): apparmor.service loads Debian's profiles at
+# boot; its compiled profile cache under /var/cache/apparmor is each
+# instance's own (a first-boot path of the seal spec).
+note "apt: $kpkg, initramfs-tools, systemd-boot-efi, apparmor (log: $log)"
+sh "$here/apt-install.sh" "$R" "$log" "$kpkg" initramfs-tools systemd-boot-efi apparmor ||
 	die "installing the kernel failed (log: $log)"
 ls "$R"/boot/vmlinuz-* >/dev/null 2>&1 || die "no kernel in $R/boot after apt (log: $log)"
 
@@ -167,6 +171,21 @@ for d in kernel/postinst.d kernel/postrm.d initramfs/post-update.d; do
 	mkdir -p "$R/etc/$d"
 	ln -sfn /usr/lib/owlet/esp-update "$R/etc/$d/zz-owlet-esp"
 done
+for u in owlet-esp-update.path owlet-esp-update.service; do
+	install -D -m 0644 "$here/files/disk/$u" "$R/etc/systemd/system/$u"
+done
+sh "$here/chroot.sh" "$R" systemctl enable --quiet owlet-esp-update.path ||
+	die "systemctl enable owlet-esp-update.path failed"
+# The owlet profile's choices that need the disk's own files: the mounts
+# of /proc, /tmp and /dev/shm (fstab, written above) and the kernel
+# hardening parameters (/etc/kernel/cmdline, which the image has not):
+# control --defaults recorded them when it built the image, and puts
+# them in place now, before the boot entries are made from the line.
+if [ "$owlet" = 1 ]; then
+	"$R/usr/sbin/control" --root "$R" --reapply --quiet >>"$log" 2>&1 &&
+	    "$R/usr/sbin/control" --root "$R" --check >>"$log" 2>&1 ||
+		die "control --reapply on the disk's root failed (log: $log)"
+fi
 # The ESP's contents, made by the same program that keeps it current on
 # the running system: written to $R/boot/efi, then moved out of the root.
 mkdir -p "$R/boot/efi"

@@ -96,6 +96,12 @@ install -o root -g root -m 0644 "$R/usr/share/owlet/passwdqc.conf" \
 # "shadow: tcb files", pam_passwdqc + pam_tcb stacks, passwd set-gid
 # shadow), ping dgramsocket, su restricted, crontab set-gid crontab, every
 # other set-uid program root-only: zero set-uid files, zero capabilities.
+# And the kernel and system hardening (docs/kernel-hardening.md): sysctls
+# (links, dmesg, ptrace, bpf, kexec, ldisc, sysrq, oops, aslr, userns,
+# network) in /etc/sysctl.d only, never the build host's kernel; /proc
+# hidepid, tmpfs /tmp and /dev/shm (fstab), umask 027, sshd's drop-in;
+# the boot parameters are recorded only (the image has no
+# /etc/kernel/cmdline: image/disk.sh applies them to the disk's).
 ctl --defaults --quiet || die "control --defaults failed"
 ctl --check >/dev/null || die "control --check: not every facility is in its default"
 

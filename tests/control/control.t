@@ -13,7 +13,7 @@ state() { ctl "$1" 2>/dev/null; }
 manifest() {
 	"$B/bin/seal" create -p "$R" -x /proc -x /sys -x /dev -x /run -x /tmp \
 	    -x /etc/control.d -x /var/lib/owlet -x /var/lib/dpkg/statoverride \
-	    -x /etc/sysctl.d/90-control.conf -x /etc/group -x /etc/gshadow \
+	    -x /etc/sysctl.d/99-sysctl-control.conf -x /etc/group -x /etc/gshadow \
 	    -x /etc/group- -x /etc/gshadow- -x /etc/.pwd.lock \
 	    -x /etc/shadow- 2>/dev/null
 }

@@ -95,7 +95,7 @@ out=$(unshare -n sh -c 'sh "$1/image/chroot.sh" "$2" control ping public >/dev/n
 	echo rc=$?; cat /proc/sys/net/ipv4/ping_group_range' _ "$TOP" "$R")
 like "$out" "rc=0" "in a chroot without a network namespace of its own, control ping public works"
 like "$out" "1[[:space:]]+0\$" "... without writing /proc/sys (the new namespace's range stays 1 0)"
-like "$(cat "$R/etc/sysctl.d/90-control.conf")" "ping_group_range = 0 2147483647" \
+like "$(cat "$R/etc/sysctl.d/99-sysctl-control.conf")" "ping_group_range = 0 2147483647" \
     "... and sets the range in /etc/sysctl.d for the next boot"
 
 # --- --defaults records the choice of a program not installed yet

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void
 check_accepted(const struct facility *f)
 {
-	int i, j;
+	int i, j, k;
 
 	CHECK(f->nstate > 0 || (f->same_as && !f->deflt && !f->nalias));
 	CHECK(!f->deflt || facility_state(f, f->deflt));
@@ -44,6 +44,14 @@ check_accepted(const struct facility *f)
 				/* fall through */
 			case ACT_SYSCTL:
 				CHECK(a->nalt > 0 && a->nalt <= FAC_ALTS_MAX);
+				break;
+			case ACT_CMDLINE:
+				CHECK(a->path[0] && a->nalt > 0 &&
+				    a->nalt <= FAC_ALTS_MAX);
+				for (k = 0; k < a->nalt; k++)
+					CHECK(!a->alt[k] || (strncmp(a->alt[k],
+					    a->path, strlen(a->path)) == 0 &&
+					    !strchr(a->alt[k], ' ')));
 				break;
 			case ACT_GROUP:
 			case ACT_PAM:

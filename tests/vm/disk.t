@@ -13,6 +13,11 @@
 #     password with passwd(1) on an SSH terminal (passwdqc refuses a weak
 #     one first), logs in with the new one, not the old; journald records
 #     her uid for a logger(1) line;
+#   - hardening (issue 17): /proc/cmdline holds /etc/kernel/cmdline, /proc
+#     hidepid=invisible with group proc (logind in it), tmpfs /tmp and
+#     /dev/shm noexec; as alice: only her processes in /proc, dmesg, a hard
+#     link to a root file and ptrace of a non-child refused; root's password
+#     refused over SSH, sshd -T shows no forwarding;
 #   - seal verify of the running root against the disk's signed spec
 #     reports only first-boot paths, and flags a planted file;
 #   - a Debian package shipping a set-uid program (sudo, fetched on the
@@ -97,12 +102,42 @@ sysctls=$(vm_ssh a 'n=0; for f in /etc/sysctl.d/*control*.conf; do
 	while IFS= read -r l; do
 		case $l in "#"* | "") continue ;; esac
 		k=$(printf "%s" "${l%%=*}" | tr -d " ") v=$(printf "%s" "${l#*=}" | tr -s " \t" "  " | sed "s/^ //; s/ $//")
-		live=$(tr -s " \t" "  " < "/proc/sys/$(printf "%s" "$k" | tr . /)")
-		n=$((n + 1))
-		[ "$live" = "$v" ] || echo "DRIFT $k: file $v, live $live"
+		# a key with "*" (network: every interface) is each file it matches
+		for p in /proc/sys/$(printf "%s" "$k" | tr . /); do
+			live=$(tr -s " \t" "  " < "$p")
+			n=$((n + 1))
+			[ "$live" = "$v" ] || echo "DRIFT $p: file $v, live $live"
+		done
 	done < "$f"
 done; echo "keys=$n"')
 like "$sysctls" '^keys=[1-9][0-9]*$' "every sysctl control sets reads back from /proc/sys ($(tail -n 1 <<<"$sysctls"))"
+
+# --- kernel and system hardening (issue 17) -----------------------------------
+# Every token of /etc/kernel/cmdline (the boot parameter facilities) is on
+# the running kernel's command line, and control shows no next-boot note.
+out=$(vm_ssh a 'n=0; for t in $(cat /etc/kernel/cmdline); do n=$((n + 1));
+	case " $(cat /proc/cmdline) " in *" $t "*) ;; *) echo "MISSING $t" ;; esac; done
+	echo "tokens=$n"; control | grep -c next-boot')
+re_ok "$out" "^tokens=[1-9][0-9]*${nl}0\$" "/proc/cmdline holds every token of /etc/kernel/cmdline, no next-boot note ($(head -n 1 <<<"$out"))"
+out=$(vm_ssh a 'g=$(getent group proc | cut -d: -f3); echo "gid=$g"
+	findmnt -rno FSTYPE,OPTIONS /proc; findmnt -rno FSTYPE,OPTIONS /tmp; findmnt -rno FSTYPE,OPTIONS /dev/shm
+	systemctl show -P SupplementaryGroups systemd-logind.service')
+gid=$(sed -n 's/^gid=//p' <<<"$out")
+[[ $(sed -n 2p <<<"$out") =~ ^proc\ .*hidepid=invisible && $(sed -n 2p <<<"$out") =~ gid=$gid(,|$) ]]
+ok $? "/proc mounted hidepid=invisible,gid=proc ($(sed -n 2p <<<"$out"))"
+for n in 3:/tmp 4:/dev/shm; do
+	o=$(sed -n "${n%%:*}p" <<<"$out")
+	[[ $o =~ ^tmpfs\  && ,${o#* }, =~ ,nosuid, && ,${o#* }, =~ ,nodev, && ,${o#* }, =~ ,noexec, ]]
+	ok $? "${n#*:}: tmpfs nosuid,nodev,noexec ($o)"
+done
+# (the image has no D-Bus, so logind starts only where one is installed)
+is "$(sed -n 5p <<<"$out")" proc "systemd-logind would run with group proc (its drop-in)"
+
+# AppArmor, as on a default Debian system: the kernel's LSM on, Debian's
+# profiles loaded (apparmor.service), some of them enforcing.
+out=$(vm_ssh a 'cat /sys/module/apparmor/parameters/enabled; systemctl is-active apparmor.service
+	grep -c "(enforce)" /sys/kernel/security/apparmor/profiles')
+re_ok "$out" "^Y${nl}active${nl}[1-9][0-9]*\$" "AppArmor enabled, Debian's profiles loaded ($(tail -n 1 <<<"$out") enforcing)"
 
 # --- seal verify of the live root (before the test changes anything) -------
 vm_ssh a 'mkdir -p /run/owlet-test'
@@ -113,7 +148,7 @@ done
 # makes its own at first boot (docs/image.md lists them).
 firstboot="proc sys dev run tmp boot/efi
 etc/machine-id $(echo etc/ssh/ssh_host_{ecdsa,ed25519,rsa}_key{,.pub}) root/.ssh
-var/log var/lib/systemd var/cache/ldconfig/aux-cache var/lib/dhcp"
+var/log var/lib/systemd var/cache/ldconfig/aux-cache var/lib/dhcp var/cache/apparmor"
 excl=$(printf -- '--exclude %s ' $firstboot)
 verify="seal verify -j 2 -P /run/owlet-test/owlet.pub -x /run/owlet-test/owlet-bookworm.disk.mtree.minisig -f /run/owlet-test/owlet-bookworm.disk.mtree -p / $excl"
 t0=$(date +%s)
@@ -143,6 +178,30 @@ like "$out" "updated successfully" "... and says so"
 is "$(vm_ssh_pw a alice "$P2" 'id -un')" alice "alice logs in with the new password"
 vm_ssh_pw a alice "$P1" true </dev/null >/dev/null 2>&1
 isnt $? 0 "... and no longer with the old one"
+
+# As alice: Owl's restrictions, as the kernel enforces them now.
+out=$(vm_ssh a 'runuser -u alice -- sh -c "test -e /proc/1 && echo pid1-visible
+	for d in /proc/[0-9]*; do stat -c %U \$d; done 2>/dev/null | sort | uniq -c"')
+re_ok "$out" "^ *[0-9]+ alice\$" "alice sees only her own processes in /proc, not pid 1 (hidepid=invisible: $(tr -s ' ' <<<"$out"))"
+out=$(vm_ssh a 'runuser -u alice -- dmesg >/dev/null 2>&1; echo "dmesg=$?"
+	runuser -u alice -- ln /etc/passwd /home/alice/passwd-link 2>&1; echo "ln=$?"
+	p=$(runuser -u alice -- sh -c "sleep 120 >/dev/null 2>&1 & echo \$!")
+	runuser -u alice -- sh -c "exec 3</proc/$p/mem" 2>/dev/null; echo "ptrace=$?"
+	runuser -u alice -- sh -c "sleep 120 & exec 3</proc/\$!/mem && echo child-ok"; kill "$p"')
+like "$out" '^dmesg=[1-9]' "alice: dmesg is refused (kernel.dmesg_restrict)"
+like "$out" 'Operation not permitted' "alice: a hard link to root's /etc/passwd is refused (fs.protected_hardlinks)"
+like "$out" '^ln=[1-9]' "... failing"
+like "$out" '^ptrace=[1-9]' "alice: ptrace access to her own non-child process is refused (Yama ptrace_scope 1)"
+like "$out" '^child-ok$' "... and allowed to her own child"
+# root's "*" is not modifiable through PAM (pam_tcb, as Owl's): owlet-setup
+vm_ssh a "printf '%s\n%s\n' '$P1' '$P1' | owlet-setup --stdin root-password >/dev/null"
+ok $? "root gets a password (owlet-setup root-password)"
+vm_ssh_pw a root "$P1" true </dev/null >/dev/null 2>&1
+isnt $? 0 "a root login by password over SSH is refused (control sshd: root by key only)"
+vm_ssh a 'passwd -l root >/dev/null'
+out=$(vm_ssh a 'sshd -T | grep -E "^(permitrootlogin|allowtcpforwarding|allowagentforwarding|x11forwarding|maxauthtries) "' | sort | tr '\n' ' ')
+is "$out" "allowagentforwarding no allowtcpforwarding no maxauthtries 3 permitrootlogin without-password x11forwarding no " \
+    "sshd -T: root by key only, no forwarding, 3 tries"
 
 tag=owlet-vm-$$
 vm_ssh_pw a alice "$P2" "logger -t $tag hello" </dev/null
