@@ -152,8 +152,12 @@ esp_serial=$(uuid esp-fs | cut -c1-8)
 esp_fsuuid=$(printf '%s' "$esp_serial" | tr a-f A-F | sed 's/^\(....\)/\1-/')
 
 # --- the kernel and the boot files, inside the copy ---------------------
-note "apt: $kpkg, initramfs-tools, systemd-boot-efi (log: $log)"
-sh "$here/apt-install.sh" "$R" "$log" "$kpkg" initramfs-tools systemd-boot-efi ||
+# AppArmor as Debian installs it (the kernel recommends it, and Debian's
+# kernel enables the LSM): apparmor.service loads Debian's profiles at
+# boot; its compiled profile cache under /var/cache/apparmor is each
+# instance's own (a first-boot path of the seal spec).
+note "apt: $kpkg, initramfs-tools, systemd-boot-efi, apparmor (log: $log)"
+sh "$here/apt-install.sh" "$R" "$log" "$kpkg" initramfs-tools systemd-boot-efi apparmor ||
 	die "installing the kernel failed (log: $log)"
 ls "$R"/boot/vmlinuz-* >/dev/null 2>&1 || die "no kernel in $R/boot after apt (log: $log)"
 

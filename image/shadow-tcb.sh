@@ -5,6 +5,9 @@
 #                                       directory is the last stdout line
 #   image/shadow-tcb.sh --install ROOT  the same, then install the staged
 #                                       programs into the root tree ROOT
+#   image/shadow-tcb.sh --copy DIR      the same, then copy the stage to
+#                                       DIR (new), still under its lock
+#                                       (the package build: debian/rules)
 #
 # Build: Debian 12's shadow 4.13 source package, built --with-tcb against
 # owlet's libtcb by tests/compat/shadow-utils.sh (download through a
@@ -150,7 +153,13 @@ install_root() {
 case ${1:-} in
 "")	build; echo "$STAGE" ;;
 --install)
-	[ $# = 2 ] || die "usage: shadow-tcb.sh [--install ROOT]"
+	[ $# = 2 ] || die "usage: shadow-tcb.sh [--install ROOT | --copy DIR]"
 	check_root "$2"; build; install_root ;;
-*)	die "usage: shadow-tcb.sh [--install ROOT]" ;;
+--copy)
+	# A concurrent build (make image, another make deb) restages under
+	# the lock as soon as build() returns it: copy while it is held.
+	[ $# = 2 ] || die "usage: shadow-tcb.sh [--install ROOT | --copy DIR]"
+	[ ! -e "$2" ] || die "$2 exists"
+	build; cp -a "$STAGE" "$2" || die "copying the stage to $2 failed" ;;
+*)	die "usage: shadow-tcb.sh [--install ROOT | --copy DIR]" ;;
 esac

@@ -67,6 +67,8 @@ ok() {
 		echo "ok $_tap_n - $2"
 	else
 		echo "not ok $_tap_n - $2"
+		# on stderr too: prove -j shows a test's stderr, not its TAP
+		printf '# not ok %s - %s (%s)\n' "$_tap_n" "$2" "${0#"$TOP"/}" >&2
 		_tap_fail=$((_tap_fail + 1))
 	fi
 }

@@ -46,6 +46,8 @@ VM_NAMES=
 vm_cleanup() {
 	for _vc in $VM_NAMES; do
 		[ -s "$T/vm.$_vc.pid" ] && kill -9 "$(cat "$T/vm.$_vc.pid")" 2>/dev/null
+		# one whose pid file is gone: by its overlay's name
+		pkill -9 -f -- "file=$T/vm\.$_vc\.qcow2," 2>/dev/null
 	done
 	rm -rf "$T"
 }
@@ -78,9 +80,11 @@ vm_boot() {
 	[ "${VM_CONSOLE:-0}" = 0 ] || _vb_serial=unix:$T/vm.$_vb.sock
 	rm -f "$T/vm.$_vb.pid" "$T/vm.$_vb.known_hosts" "$T/vm.$_vb.sock"
 	date +%s > "$T/vm.$_vb.start"
+	# qemu must not inherit need_disk's lock descriptors: a VM left
+	# behind would hold the shared locks and block every later build.
 	B=$B sh "$TOP/image/vm.sh" --disk "$T/vm.$_vb.qcow2" --port "$_vb_port" \
 	    --key "${VM_KEY:-$T/vm.key.pub}" --serial "$_vb_serial" --persist \
-	    --daemon "$T/vm.$_vb.pid" ${VM_CREDS:-}
+	    --daemon "$T/vm.$_vb.pid" ${VM_CREDS:-} 6<&- 7<&-
 }
 
 # vm_ssh NAME CMD...: run CMD (a shell command line) as root in the VM.

@@ -133,6 +133,12 @@ done
 # (the image has no D-Bus, so logind starts only where one is installed)
 is "$(sed -n 5p <<<"$out")" proc "systemd-logind would run with group proc (its drop-in)"
 
+# AppArmor, as on a default Debian system: the kernel's LSM on, Debian's
+# profiles loaded (apparmor.service), some of them enforcing.
+out=$(vm_ssh a 'cat /sys/module/apparmor/parameters/enabled; systemctl is-active apparmor.service
+	grep -c "(enforce)" /sys/kernel/security/apparmor/profiles')
+re_ok "$out" "^Y${nl}active${nl}[1-9][0-9]*\$" "AppArmor enabled, Debian's profiles loaded ($(tail -n 1 <<<"$out") enforcing)"
+
 # --- seal verify of the live root (before the test changes anything) -------
 vm_ssh a 'mkdir -p /run/owlet-test'
 for f in owlet-bookworm.disk.mtree owlet-bookworm.disk.mtree.minisig owlet.pub; do
@@ -142,7 +148,7 @@ done
 # makes its own at first boot (docs/image.md lists them).
 firstboot="proc sys dev run tmp boot/efi
 etc/machine-id $(echo etc/ssh/ssh_host_{ecdsa,ed25519,rsa}_key{,.pub}) root/.ssh
-var/log var/lib/systemd var/cache/ldconfig/aux-cache var/lib/dhcp"
+var/log var/lib/systemd var/cache/ldconfig/aux-cache var/lib/dhcp var/cache/apparmor"
 excl=$(printf -- '--exclude %s ' $firstboot)
 verify="seal verify -j 2 -P /run/owlet-test/owlet.pub -x /run/owlet-test/owlet-bookworm.disk.mtree.minisig -f /run/owlet-test/owlet-bookworm.disk.mtree -p / $excl"
 t0=$(date +%s)
@@ -187,8 +193,9 @@ like "$out" 'Operation not permitted' "alice: a hard link to root's /etc/passwd 
 like "$out" '^ln=[1-9]' "... failing"
 like "$out" '^ptrace=[1-9]' "alice: ptrace access to her own non-child process is refused (Yama ptrace_scope 1)"
 like "$out" '^child-ok$' "... and allowed to her own child"
-vm_ssh a "printf 'root:%s\n' '$P1' | chpasswd"
-ok $? "root gets a password (chpasswd)"
+# root's "*" is not modifiable through PAM (pam_tcb, as Owl's): owlet-setup
+vm_ssh a "printf '%s\n%s\n' '$P1' '$P1' | owlet-setup --stdin root-password >/dev/null"
+ok $? "root gets a password (owlet-setup root-password)"
 vm_ssh_pw a root "$P1" true </dev/null >/dev/null 2>&1
 isnt $? 0 "a root login by password over SSH is refused (control sshd: root by key only)"
 vm_ssh a 'passwd -l root >/dev/null'
