@@ -11,6 +11,9 @@
 #   make bench-boot   boot-to-SSH time and qcow2 size of the owlet disk vs a
 #                     stock Debian disk from the same pipeline (qemu, one
 #                     VM at a time; BENCH_BOOTS=3 boots of each)
+#   make bench-bootparams  boot time and a small workload with owlet's
+#                     kernel boot parameters vs Debian's, on one VM of the
+#                     owlet disk (BENCH_BOOTS=3 rounds)
 # bench-tcb runs first: a freshly deleted 1M-file tree slows ext4 inode
 # allocation for minutes.  bench-passwd then waits until bench-tcb's roots
 # are removed in the background and BENCH_SETTLE (360 s) old, about 18
@@ -43,4 +46,6 @@ bench-audit: all
 # make disk first: a no-op when the owlet disk is current.
 bench-boot: disk
 	B=$(abspath $(B)) sh bench/boot.sh
-.PHONY: bench-tcb bench-passwd bench-seal bench-audit bench-boot
+bench-bootparams: disk
+	B=$(abspath $(B)) sh bench/bootparams.sh
+.PHONY: bench-tcb bench-passwd bench-seal bench-audit bench-boot bench-bootparams
