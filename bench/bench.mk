@@ -13,6 +13,9 @@
 #                     VM at a time; BENCH_BOOTS=3 boots of each)
 #   make bench-container  compressed size of the container base flavour vs
 #                     a stock Debian minbase from the same pipeline
+#   make bench-bootparams  boot time and a small workload with owlet's
+#                     kernel boot parameters vs Debian's, on one VM of the
+#                     owlet disk (BENCH_BOOTS=3 rounds)
 # bench-tcb runs first: a freshly deleted 1M-file tree slows ext4 inode
 # allocation for minutes.  bench-passwd then waits until bench-tcb's roots
 # are removed in the background and BENCH_SETTLE (360 s) old, about 18
@@ -48,4 +51,6 @@ bench-boot: disk
 # make container first: a no-op when the outputs are current.
 bench-container: container
 	B=$(abspath $(B)) sh bench/container.sh
-.PHONY: bench-tcb bench-passwd bench-seal bench-audit bench-boot bench-container
+bench-bootparams: disk
+	B=$(abspath $(B)) sh bench/bootparams.sh
+.PHONY: bench-tcb bench-passwd bench-seal bench-audit bench-boot bench-bootparams bench-container

@@ -129,19 +129,7 @@ boot_one() {
 		die "qemu-img create of an overlay of $_d failed"
 	_t0=$(date +%s.%N)
 	vm_boot "$_n" "$_d" || die "$_n: qemu did not start (serial: $T/vm.$_n.serial)"
-	VM_CONNECT_TIMEOUT=2
-	while ! vm_ssh "$_n" true 2>/dev/null; do
-		_el=$(awk -v a="$_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%d", b - a }')
-		if [ "$_el" -ge "$VM_TIMEOUT" ] ||
-		    ! kill -0 "$(cat "$T/vm.$_n.pid" 2>/dev/null || echo 0)" 2>/dev/null; then
-			tail -n 20 "$T/vm.$_n.serial" | sed 's/^/  serial: /' >&2
-			die "$_n (boot $_i): no SSH after $_el s"
-		fi
-		sleep "$POLL"
-	done
-	_t1=$(date +%s.%N)
-	VM_CONNECT_TIMEOUT=10
-	_s=$(awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.2f", b - a }')
+	_s=$(vm_ssh_up "$_n" "$_t0" "$POLL") || die "$_n (boot $_i): no SSH"
 	echo "$_n.ssh $_i $_s" >> "$RES"
 	_st=$(vm_ssh "$_n" 'timeout 300 systemctl is-system-running --wait') || :
 	_an=$(vm_ssh "$_n" 'systemd-analyze time' | head -n 1) || :

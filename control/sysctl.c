@@ -11,8 +11,9 @@
  *
  * Where the kernel is someone else's, a key is a file only: in a chroot
  * (an image build runs on the build host's kernel) every key but the
- * net.* keys of a private network namespace; in a container every global
- * (non-net.*) key, which the host sets.  A key the running kernel does
+ * net.* keys of a private network namespace; in a container every key
+ * but the net.* keys it may write (container_owns): the host or the
+ * runtime sets them.  A key the running kernel does
  * not have (no /proc/sys file: Yama not built in, a key newer than the
  * kernel, a Debian-only key on another kernel) has nothing to enforce or
  * contradict: it holds by its file alone and is set in the file only.
@@ -48,6 +49,23 @@ per_netns(const char *key)
 	return strncmp(key, "net.", 4) == 0;
 }
 
+/*
+ * A key a container sets itself: one of its own network namespace, where
+ * the runtime left /proc/sys writable (LXC, nspawn).  Under podman or
+ * docker /proc/sys is read-only: there every key is the runtime's (its
+ * --sysctl flags), like the host's global ones.
+ */
+static int
+container_owns(const char *key)
+{
+	char path[256];
+
+	if (!per_netns(key))
+		return 0;
+	proc_path(key, path, sizeof(path));
+	return access(path, W_OK) == 0;
+}
+
 int
 sysctl_file_only(const struct ctl *c, const char *key)
 {
@@ -55,7 +73,7 @@ sysctl_file_only(const struct ctl *c, const char *key)
 		return 1;
 	if (c->chroot)
 		return !(c->netns && per_netns(key));
-	return c->container && !per_netns(key);
+	return c->container && !container_owns(key);
 }
 
 int
@@ -151,7 +169,7 @@ sysctl_holds(struct ctl *c, const struct act *a)
 
 	/* A container's own view of the host's settings: the running
 	 * value alone, whatever the container's files say. */
-	if (c->hostview && c->container && !per_netns(a->path)) {
+	if (c->hostview && c->container && !container_owns(a->path)) {
 		if (read_live(a->path, live, sizeof(live)) < 0)
 			return errno == ENOENT ? 1 : -1;
 		return live_is_one_of(c, a, live, 1);

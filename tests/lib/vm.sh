@@ -119,6 +119,27 @@ vm_wait_ssh() {
 	done
 }
 
+# vm_ssh_up NAME T0 POLL: for the benchmarks: wait until root logs in over
+# SSH, one attempt every POLL seconds, each of at most 2 s (an attempt made
+# before the guest's network is up hangs until the connect timeout);
+# prints the seconds since T0 (date +%s.%N) with 2 decimals.  After
+# VM_TIMEOUT seconds, or when qemu is gone: the serial console's tail on
+# stderr, return 1.
+vm_ssh_up() {
+	_vu=$1 _vu_t0=$2
+	while ! VM_CONNECT_TIMEOUT=2 vm_ssh "$_vu" true 2>/dev/null; do
+		_vu_el=$(awk -v a="$_vu_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%d", b - a }')
+		if [ "$_vu_el" -ge "$VM_TIMEOUT" ] ||
+		    ! kill -0 "$(cat "$T/vm.$_vu.pid" 2>/dev/null || echo 0)" 2>/dev/null; then
+			tail -n 20 "$T/vm.$_vu.serial" | sed 's/^/  serial: /' >&2
+			echo "$_vu: no SSH after $_vu_el s" >&2
+			return 1
+		fi
+		sleep "$3"
+	done
+	awk -v a="$_vu_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f\n", b - a }'
+}
+
 # vm_stop NAME: power the VM off and wait for qemu to exit (60 s, then
 # kill it and return 1).
 vm_stop() {

@@ -230,5 +230,15 @@ is "$(vm_ssh a "$id_cmd")" "$id_a" "machine-id, host key and hostname kept acros
 is "$(vm_ssh_pw a alice "$P2" 'id -un')" alice "alice's new password still works"
 out=$(vm_ssh a 'control --check; echo "rc=$?"; find / -xdev -perm /4000 -print')
 like "$out" 'rc=0$' "control --check clean after the reboot, no set-uid file"
+# Two boot parameter switches in a row: the boot entry follows both
+# (owlet-esp-update.path), then the hardened line again.
+entry_follows='for i in $(seq 60); do
+	o=$(tr -s " \n" "  " < /etc/kernel/cmdline | sed "s/ *\$//")
+	grep -qsxF "options $o" /boot/efi/loader/entries/owlet-*.conf && { echo follows; exit 0; }
+	sleep 1; done; grep -h ^options /boot/efi/loader/entries/owlet-*.conf'
+out=$(vm_ssh a "control bootparams debian && control iommu debian && control | grep -c next-boot; $entry_follows" 2>/dev/null)
+re_ok "$out" "^2${nl}follows\$" "control bootparams debian, iommu debian: next-boot, the boot entry follows both"
+out=$(vm_ssh a "control bootparams hardened && control iommu strict && control | grep -c next-boot; $entry_follows" 2>/dev/null)
+re_ok "$out" "^0${nl}follows\$" "... and back to hardened, strict: the entry is the running line again"
 vm_stop a
 done_testing

@@ -1,0 +1,130 @@
+#!/bin/sh
+# bench/bootparams.sh (make bench-bootparams): the cost of owlet's kernel
+# boot parameters (issue 17: control bootparams hardened, iommu strict)
+# against Debian's (bootparams debian, iommu debian), side by side on one
+# VM of the owlet disk (make disk), in the same run.
+#
+# One VM, on a qcow2 overlay of the disk: a first boot (its first-boot
+# work is not measured), then BENCH_BOOTS rounds of two boots each, the
+# hardened parameters then Debian's: before each boot the states are
+# switched with control (owlet-esp-update.path rewrites the boot entry;
+# the script waits until the entry holds the new line) and the VM powered
+# off; the boot is measured from just before qemu starts to the first
+# `ssh root@127.0.0.1 true` that succeeds (tests/lib/vm.sh's vm_ssh_up).
+# After `systemctl is-system-running --wait`, /proc/cmdline is checked and
+# a small workload is timed inside the guest (its own clock):
+#   alloc   seq 1..2,000,000 | sort -nr (pages allocated, freed, reused:
+#           init_on_free, page_alloc.shuffle, slab_nomerge)
+#   exec    2,000 runs of /bin/true (fork, exec, page tables, system
+#           calls: pti, init_on_alloc/free)
+#   io      64 MiB written with fsync and read back uncached (virtio DMA:
+#           iommu strictness, where the VM has an IOMMU; qemu's q35 here
+#           has none, so little is expected)
+# Prints medians and hardened/debian ratios; exits 0 whatever they say (a
+# benchmark reports, it does not gate).  Needs root (the disk's locks);
+# not part of make check.
+#
+# Knobs: BENCH_BOOTS (rounds, default 3), BENCH_POLL (seconds between SSH
+# attempts, default 0.25), VM_TIMEOUT (seconds a boot may take, 600).
+#
+# Invariants: no qemu outlives the script (vm_cleanup at every exit); the
+# built disk is never written (an overlay in $T); it is booted under
+# shared locks on $B/image/lock and disk.lock.
+# shellcheck disable=SC2034 # MEDIAN_DECIMALS, VM_TIMEOUT: read by the
+# sourced libraries
+set -eu
+ME=bootparams.sh
+MEDIAN_DECIMALS=3
+. "$(dirname "$0")/lib.sh"
+die() { echo "$ME: $*" >&2; exit 2; }
+
+BOOTS=${BENCH_BOOTS:-3}
+POLL=${BENCH_POLL:-0.25}
+VM_TIMEOUT=${VM_TIMEOUT:-600}
+case $BOOTS in '' | *[!0-9]* | 0) die "BENCH_BOOTS=$BOOTS: not a positive number" ;; esac
+[ "$(id -u)" = 0 ] || die "needs root (the disk's locks)"
+for t in qemu-system-x86_64 qemu-img ssh ssh-keygen; do
+	command -v "$t" >/dev/null || die "$t missing (make deps)"
+done
+OWL=$B/image/owlet-bookworm.qcow2
+[ -f "$OWL" ] || die "$OWL missing (make disk)"
+
+mkdir -p "$B/bench"
+T=$(mktemp -d "$B/bench/bootparams.XXXXXX")
+. "$TOP/tests/lib/vm.sh"
+trap vm_cleanup EXIT
+trap 'exit 130' HUP INT TERM
+RES=$T/results		# "KEY ROUND VALUE" lines
+exec 7<"$B/image/lock" 6<"$B/image/disk.lock"
+flock -s 7
+flock -s 6
+qemu-img create -q -f qcow2 -F qcow2 -b "$OWL" "$T/vm.p.qcow2" ||
+	die "qemu-img create of an overlay of $OWL failed"
+
+# boot: start the VM, print the seconds to SSH, wait for the boot's end.
+boot() {
+	_t0=$(date +%s.%N)
+	vm_boot p "$OWL" >/dev/null || die "qemu did not start (serial: $T/vm.p.serial)"
+	_s=$(vm_ssh_up p "$_t0" "$POLL") || die "no SSH"
+	vm_ssh p 'timeout 300 systemctl is-system-running --wait' >/dev/null || :
+	echo "$_s"
+}
+# switch BOOTPARAMS IOMMU: set the states, wait (60 s) until the boot
+# entry holds /etc/kernel/cmdline, power off.
+switch() {
+	vm_ssh p "control bootparams $1 >/dev/null && control iommu $2 >/dev/null &&
+	    i=0; while [ \$i -lt 60 ]; do
+		o=\$(tr -s \" \n\" \"  \" < /etc/kernel/cmdline | sed \"s/ *\$//\")
+		grep -rqsxF \"options \$o\" /boot/efi/loader/entries && exit 0
+		sleep 1; i=\$((i + 1))
+	    done; exit 1" || die "control bootparams $1: the boot entry did not follow"
+	vm_stop p || die "the VM did not power off"
+}
+# The workload, timed inside the guest: "alloc S exec S io S" lines.
+# shellcheck disable=SC2016 # expanded in the guest
+WORK='t() { date +%s.%N; }
+a=$(t); seq 1 2000000 | sort -nr > /dev/null; b=$(t)
+i=0; while [ $i -lt 2000 ]; do /bin/true; i=$((i + 1)); done; c=$(t)
+dd if=/dev/zero of=/var/tmp/bench.io bs=1M count=64 conv=fsync status=none
+echo 3 > /proc/sys/vm/drop_caches; cat /var/tmp/bench.io > /dev/null; rm -f /var/tmp/bench.io; d=$(t)
+awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" "BEGIN { printf \"alloc %.3f\nexec %.3f\nio %.3f\n\", b - a, c - b, d - c }"'
+measure() {	# measure STATE ROUND
+	_ssh=$(boot)
+	echo "$1.ssh $2 $_ssh" >> "$RES"
+	_cl=$(vm_ssh p 'cat /proc/cmdline')
+	case "$1 $_cl" in
+	"hardened "*slab_nomerge*init_on_free=1*) ;;
+	"debian "*slab_nomerge* | "debian "*init_on_free=1* | hardened*)
+		die "$1: /proc/cmdline is not the state's: $_cl" ;;
+	esac
+	vm_ssh p "$WORK" | while read -r k v; do echo "$1.$k $2 $v"; done >> "$RES"
+	echo "  round $2, $1: SSH after $_ssh s; $(awk -v s="$1" -v r="$2" \
+	    '$1 ~ "^" s "\\." && $2 == r && $1 !~ /ssh$/ { sub(/.*\./, "", $1); printf "%s %s s  ", $1, $3 }' "$RES")"
+}
+
+accel=TCG
+[ -r /dev/kvm ] && [ -w /dev/kvm ] && accel=KVM
+echo "owlet bench: kernel boot parameters, hardened vs Debian's, one VM"
+machine ", qemu $accel"
+echo "rounds: $BOOTS (hardened, then debian), after one first boot"
+echo "  first boot: SSH after $(boot) s (not counted)"
+i=1
+while [ "$i" -le "$BOOTS" ]; do
+	switch hardened strict
+	measure hardened "$i"
+	switch debian debian
+	measure debian "$i"
+	i=$((i + 1))
+done
+# leave the overlay as it began (it is removed anyway)
+vm_stop p || :
+
+med() { awk -v k="$1" '$1 == k { print $3 }' "$RES" | median_of || echo 0; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }'; }
+echo
+echo "median of $BOOTS          hardened     debian  hardened/debian"
+for k in ssh alloc exec io; do
+	h=$(med "hardened.$k") d=$(med "debian.$k")
+	printf '%-18s %9.2f s %9.2f s %8s\n' "$k" "$h" "$d" "$(ratio "$h" "$d")"
+done
+exit 0
