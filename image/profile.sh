@@ -60,6 +60,11 @@ if [ "$system" = 1 ]; then
 	# Logging: journald records the sender's uid/pid/command of every local
 	# message (trusted fields); kept persistently.
 	put etc/systemd/journald.conf.d/owlet.conf etc/systemd/journald.conf.d/owlet.conf 0644
+
+	# The fstab lines of control proc and tmp are a machine's: in a
+	# container (the same tree, as the system flavour) the runtime mounts.
+	put etc/systemd/system/systemd-remount-fs.service.d/owlet-container.conf \
+	    etc/systemd/system/systemd-remount-fs.service.d/owlet-container.conf 0644
 fi
 
 # No translations: without the locales package only C and C.UTF-8 exist,
