@@ -20,9 +20,10 @@ step() {
 
 # boot: what booting the image does before sshd and cron start, limited
 # to this network namespace: SSH host keys (owlet-ssh-keygen.service),
-# /run/sshd (tmpfiles.d), and the image's ping_group_range
-# (systemd-sysctl, for that one key only: the other keys of sysctl.d are
-# not per network namespace and would reach the host's kernel).  The
+# /run/sshd (tmpfiles.d), and the image's net.* keys (systemd-sysctl,
+# for those only: ping_group_range, control network's; the other keys of
+# sysctl.d are not per network namespace and would reach the host's
+# kernel).  The
 # client's known_hosts names the new host key for ports 22 and 2222.
 boot() {
 	# the unit's own command ($$ is systemd's quoting of $)
@@ -30,7 +31,7 @@ boot() {
 	    sed 's/\$\$/$/g')
 	eval "$_kg" >/dev/null || return 1
 	[ -d /run/sshd ] || mkdir -m 0755 /run/sshd || return 1
-	/lib/systemd/systemd-sysctl --prefix=net.ipv4.ping_group_range || return 1
+	/lib/systemd/systemd-sysctl --prefix=net. || return 1
 	_k=$(cat /etc/ssh/ssh_host_ed25519_key.pub) || return 1
 	printf '127.0.0.1 %s\n[127.0.0.1]:2222 %s\n' "$_k" "$_k" >"$OUT/known_hosts"
 }

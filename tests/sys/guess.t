@@ -103,7 +103,10 @@ in_sys "$R" "$S" bash "$T/attack.sh" flood 6 4 "$T/flood" > "$T/flood/out" 2>&1
 is "$(cat "$T/flood/out")" "" "flood: no wrong guess accepted"
 tries=$(cat "$T"/flood/count.* | awk '{ s += $1 } END { print s }')
 diag "flood: $tries runs of passwd in 6 s (4 in parallel, each killed at 0.4 s)"
-[ "${tries:-0}" -ge 20 ]; ok $? "flood: the attacker ran $tries passwd runs (>= 20)"
+# A flood is at least 3 times the 4 guesses the gate lets through in 6 s,
+# so that the gate, not passwd's start-up, is what held them back.  Not
+# more: under ASan on a loaded 2-core host one run takes up to 1.3 s.
+[ "${tries:-0}" -ge 12 ]; ok $? "flood: the attacker ran $tries passwd runs (>= 12)"
 # The stamp's values: each armed one is the time a guess reached the hash
 # plus 2 s.  They must be at least 2 s apart (less a little for the clock
 # read between arming and sampling).
