@@ -46,22 +46,9 @@ set -eu
 ME=boot.sh
 MEDIAN_DECIMALS=2
 . "$(dirname "$0")/lib.sh"
-die() { echo "$ME: $*" >&2; exit 2; }
-
-BOOTS=${BENCH_BOOTS:-3}
-POLL=${BENCH_POLL:-0.25}
-VM_TIMEOUT=${VM_TIMEOUT:-600}
-case $BOOTS in '' | *[!0-9]* | 0) die "BENCH_BOOTS=$BOOTS: not a positive number" ;; esac
-
-[ "$(id -u)" = 0 ] || die "needs root (image/disk.sh, image/chroot.sh)"
-for t in qemu-system-x86_64 qemu-img ssh ssh-keygen; do
-	command -v "$t" >/dev/null || die "$t missing (make deps)"
-done
-[ -r /usr/share/ovmf/OVMF.fd ] || die "/usr/share/ovmf/OVMF.fd missing (make deps)"
-OWL=$B/image/owlet-bookworm.qcow2
+bench_vm_init
 STOCK=$B/image/debian-bookworm.qcow2
 BASE=$B/cache/rootfs/base
-[ -f "$OWL" ] || die "$OWL missing (make disk)"
 
 mkdir -p "$B/bench"
 T=$(mktemp -d "$B/bench/boot.XXXXXX")

@@ -36,18 +36,7 @@ set -eu
 ME=bootparams.sh
 MEDIAN_DECIMALS=3
 . "$(dirname "$0")/lib.sh"
-die() { echo "$ME: $*" >&2; exit 2; }
-
-BOOTS=${BENCH_BOOTS:-3}
-POLL=${BENCH_POLL:-0.25}
-VM_TIMEOUT=${VM_TIMEOUT:-600}
-case $BOOTS in '' | *[!0-9]* | 0) die "BENCH_BOOTS=$BOOTS: not a positive number" ;; esac
-[ "$(id -u)" = 0 ] || die "needs root (the disk's locks)"
-for t in qemu-system-x86_64 qemu-img ssh ssh-keygen; do
-	command -v "$t" >/dev/null || die "$t missing (make deps)"
-done
-OWL=$B/image/owlet-bookworm.qcow2
-[ -f "$OWL" ] || die "$OWL missing (make disk)"
+bench_vm_init
 
 mkdir -p "$B/bench"
 T=$(mktemp -d "$B/bench/bootparams.XXXXXX")

@@ -1,5 +1,6 @@
-# bench/lib.sh: what bench/tcb.sh and bench/passwd.sh share, sourced by
-# both right after `set -euf`, with ME (the script's name in messages and
+# bench/lib.sh: what the benchmarks share (bench/tcb.sh and
+# bench/passwd.sh all of it, the boot benchmarks die and bench_vm_init),
+# sourced right after `set -euf`, with ME (the script's name in messages and
 # in the roots it generates) set before:
 #   - the knobs they have in common (BENCH_SIZES, BENCH_TMPDIR,
 #     BENCH_CONVERT, BENCH_SETTLE; documented at the top of bench/tcb.sh)
@@ -42,6 +43,24 @@ bench_init() {
 	RES=$(mktemp "$TMPD/owlet-bench-res.XXXXXX")
 }
 cleanup() { rm -f "$RES"; [ -n "${BENCH_KEEP:-}" ] || rm -rf $ROOTS; }
+
+# bench_vm_init: what the boot benchmarks (boot.sh, bootparams.sh) check
+# before booting: BENCH_BOOTS (BOOTS, default 3), BENCH_POLL (POLL, the
+# SSH poll in seconds), VM_TIMEOUT (default 600 s), root (the disk's
+# locks), qemu, ssh and OVMF, and the owlet disk ($OWL).
+bench_vm_init() {
+	BOOTS=${BENCH_BOOTS:-3}
+	POLL=${BENCH_POLL:-0.25}
+	VM_TIMEOUT=${VM_TIMEOUT:-600}
+	case $BOOTS in '' | *[!0-9]* | 0) die "BENCH_BOOTS=$BOOTS: not a positive number" ;; esac
+	[ "$(id -u)" = 0 ] || die "needs root (the disks' locks, image/chroot.sh)"
+	for _t in qemu-system-x86_64 qemu-img ssh ssh-keygen; do
+		command -v "$_t" >/dev/null || die "$_t missing (make deps)"
+	done
+	[ -r /usr/share/ovmf/OVMF.fd ] || die "/usr/share/ovmf/OVMF.fd missing (make deps)"
+	OWL=$B/image/owlet-bookworm.qcow2
+	[ -f "$OWL" ] || die "$OWL missing (make disk)"
+}
 
 # machine MORE: the "machine:" line of the header, MORE (may be empty)
 # appended.

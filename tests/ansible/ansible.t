@@ -253,8 +253,8 @@ like "$(report h1 | head -n 1)" "^h1: clean " "run 4: h1 clean"
 
 # --- run 5: an upgrade -------------------------------------------------------------------
 V1=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
-V2=$V1+ansible1
-need_debs "$T/debs2" "$V2"
+V2=$DEB_NEXT
+need_debs "$T/debs2" next
 play -e owlet_deb_dir="$T/debs2"
 rc=$?
 ok $rc "run 5: owlet_deb_dir with version $V2: succeeds"

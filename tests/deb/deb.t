@@ -36,12 +36,12 @@ PKGS="owlet-control libpam-tcb libnss-tcb libtcb-dev libtcb0 seal"
 
 # --- build -----------------------------------------------------------------
 V1=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
-V2=$V1+upgrade1
-make -s -C "$TOP" deb B="$B" DEB_OUT="$T/v1" >"$T/v1.log" 2>&1
-ok $? "make deb builds owlet $V1, lintian passes (no unjustified warning or error)"
-[ -s "$T/v1/lintian.txt" ] || { diag "$(tail -n 20 "$T/v1.log")"; done_testing; }
-make -s -C "$TOP" deb B="$B" DEB_OUT="$T/v2" DEB_VERSION="$V2" DEB_LINTIAN=0 \
-    >"$T/v2.log" 2>&1
+V2=$DEB_NEXT
+need_debs "$T/v1"
+[ -s "$T/v1/lintian.txt" ]
+ok $? "make deb builds owlet $V1 and runs lintian (its report kept)"
+need_debs "$T/v2" next
+ls "$T"/v2/*_"$V2"_*.deb >/dev/null 2>&1
 ok $? "make deb DEB_VERSION=$V2 builds the newer version"
 for v in v1 v2; do
 	mkdir -p "$T/in/$v"

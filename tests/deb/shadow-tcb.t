@@ -33,11 +33,11 @@ debs=$(find "$B/cache/rootfs/debs" \( -name 'passwd_*.deb' -o -name 'login_*.deb
 
 # --- build: this version and a newer one ------------------------------------
 V1=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
-V2=$V1+shadow1
+V2=$DEB_NEXT
 need_debs "$T/v1"
 [ -e "$T"/v1/owlet-shadow-tcb_*.deb ] ||
 	skip_all "make deb left out owlet-shadow-tcb (no Debian shadow source: $(grep -m1 'cannot be downloaded' "$T/v1.log"))"
-need_debs "$T/v2" "$V2"
+need_debs "$T/v2" next
 mkdir "$T/in" "$T/in/debian"
 for v in v1 v2; do
 	mkdir "$T/in/$v"

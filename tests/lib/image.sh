@@ -169,18 +169,30 @@ in_image() {
 step_out() { cat "$1/var/tmp/owlet-system/$2.out" 2>/dev/null || echo missing; }
 step_rc() { cat "$1/var/tmp/owlet-system/$2.rc" 2>/dev/null || echo missing; }
 
-# need_debs DIR [VERSION]: build owlet's packages (make deb, lintian
-# skipped: deb.t checks it) into DIR, which must not exist yet, as version
-# VERSION (default: debian/changelog's; DEB_VERSION in docs/packaging.md);
-# on failure the test ends with one failed TAP line showing the end of the
-# build log.  About 15 s.
+# need_debs DIR [next]: owlet's packages, copied into DIR (which must not
+# exist yet): this version (debian/changelog's, lintian passed: DIR/
+# lintian.txt) or, with "next", version $DEB_NEXT (the same tree as a
+# newer version, for upgrades; lintian skipped).  Each of the two is built
+# once for every test (make deb's stamp) in $B/deb and $B/deb-next and
+# copied under a shared lock on its DEB_OUT/lock, which a rebuild takes
+# exclusively.  On failure the test ends with one failed TAP line showing
+# the end of the build log (DIR.log).
+DEB_NEXT=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version 2>/dev/null)+next
 need_debs() {
-	if ! make -s -C "$TOP" deb B="$B" DEB_OUT="$1" DEB_LINTIAN=0 \
-	    ${2:+DEB_VERSION="$2"} >"$1.log" 2>&1; then
+	_nd_out=$B/deb _nd_args=
+	[ "${2:-}" != next ] ||
+		_nd_out=$B/deb-next _nd_args="DEB_VERSION=$DEB_NEXT DEB_LINTIAN=0"
+	# shellcheck disable=SC2086 # two words or none
+	if ! make -s -C "$TOP" deb B="$B" DEB_OUT="$_nd_out" $_nd_args >"$1.log" 2>&1; then
 		ok 1 "make deb builds owlet's packages"
 		diag "$(tail -n 20 "$1.log")"
 		done_testing
 	fi
+	mkdir "$1" &&
+	    (flock -s 9 && cp "$_nd_out"/*.deb "$_nd_out"/*.changes "$1"/ &&
+	    { [ ! -f "$_nd_out/lintian.txt" ] || cp "$_nd_out/lintian.txt" "$1"/; }
+	    ) 9<"$_nd_out/lock" ||
+		{ ok 1 "owlet's packages copied from $_nd_out"; done_testing; }
 }
 
 # base_debs DIR PKG...: copy into DIR the .debs that install PKG... on top
