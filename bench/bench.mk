@@ -11,6 +11,8 @@
 #   make bench-boot   boot-to-SSH time and qcow2 size of the owlet disk vs a
 #                     stock Debian disk from the same pipeline (qemu, one
 #                     VM at a time; BENCH_BOOTS=3 boots of each)
+#   make bench-container  compressed size of the container base flavour vs
+#                     a stock Debian minbase from the same pipeline
 #   make bench-bootparams  boot time and a small workload with owlet's
 #                     kernel boot parameters vs Debian's, on one VM of the
 #                     owlet disk (BENCH_BOOTS=3 rounds)
@@ -34,7 +36,7 @@ $(B)/bench/passwd_bench: bench/passwd_bench.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PIE) $(LDFLAGS) -o $@ $< -lpam
 
-bench: bench-tcb bench-passwd bench-seal bench-audit bench-boot
+bench: bench-tcb bench-passwd bench-seal bench-audit bench-boot bench-container
 bench-tcb: all $(BENCH_BINS)
 	B=$(abspath $(B)) sh bench/tcb.sh
 bench-passwd: all $(B)/bench/passwd_bench $(B)/tests/bin/pamprobe
@@ -46,6 +48,9 @@ bench-audit: all
 # make disk first: a no-op when the owlet disk is current.
 bench-boot: disk
 	B=$(abspath $(B)) sh bench/boot.sh
+# make container first: a no-op when the outputs are current.
+bench-container: container
+	B=$(abspath $(B)) sh bench/container.sh
 bench-bootparams: disk
 	B=$(abspath $(B)) sh bench/bootparams.sh
-.PHONY: bench-tcb bench-passwd bench-seal bench-audit bench-boot bench-bootparams
+.PHONY: bench-tcb bench-passwd bench-seal bench-audit bench-boot bench-bootparams bench-container

@@ -65,8 +65,11 @@ in_chroot(void)
 /*
  * A container, told as systemd tells it (systemd-detect-virt --container,
  * the cheap part): systemd running in a container writes
- * /run/systemd/container, and container managers put container= into the
- * environment of process 1.  There the kernel's global settings are the
+ * /run/systemd/container, podman and buildah write /run/.containerenv
+ * (a RUN step of an image build has no container= and no systemd), and
+ * container managers put container= into the environment of process 1.
+ * Not docker's /.dockerenv: some VMs carry a stray one at their root
+ * (the developers' machines do), and a live system would lose its checks.  There the kernel's global settings are the
  * host's: sysctl.c sets them in files only and they are not checked.
  */
 static int
@@ -77,7 +80,8 @@ in_container(void)
 	size_t i;
 	int fd;
 
-	if (access("/run/systemd/container", F_OK) == 0)
+	if (access("/run/systemd/container", F_OK) == 0 ||
+	    access("/run/.containerenv", F_OK) == 0)
 		return 1;
 	if ((fd = open("/proc/1/environ", O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;

@@ -40,11 +40,6 @@ O=$B/image
 R=$O/root
 NAME=owlet-bookworm
 SEAL=$B/bin/seal
-D=${DEB_OUT:-$B/deb}
-case $D in /*) ;; *) D=$top/$D ;; esac
-# owlet's packages in the image: all of make deb's but libtcb-dev
-PKGS="libtcb0 libnss-tcb libpam-tcb owlet-control seal owlet-shadow-tcb"
-DEBS=/var/tmp/owlet-debs
 
 need_root "file owners, chroot, mount namespaces"
 [ -x "$SEAL" ] || die "$SEAL missing (make all)"
@@ -61,7 +56,7 @@ image_epoch
 inputs() {
 	_key=${SEAL_KEY:-$B/keys/owlet.key}
 	printf 'epoch=%s packages=%s\nbase=%s\ndebs=%s\nkey=%s\n' \
-	    "$SOURCE_DATE_EPOCH" "$PKGS" \
+	    "$SOURCE_DATE_EPOCH" "$IMAGE_PKGS" \
 	    "$(sha256sum < "$C/stamp" 2>/dev/null | cut -d' ' -f1)" \
 	    "$(sha256sum < "$D/stamp" 2>/dev/null | cut -d' ' -f1)" \
 	    "$({ sha256sum < "$_key"; } 2>/dev/null | cut -d' ' -f1)"
@@ -93,29 +88,12 @@ image_begin "$log" "$R.new" "$O/$NAME.stamp" "$O/$NAME.tar" "$O/$NAME.mtree" \
 cp -a "$C/base" "$R.new"
 flock -u 9
 
-# One .deb of each package, all of one make deb (the stamp is written
-# after the last of them).
-mkdir -p "$D"
-exec 9>>"$D/lock"
-flock -s 9
-[ -f "$D/stamp" ] || die "no complete build of owlet's packages in $D (make deb)"
-mkdir -p "$R.new$DEBS"
-args=
-for p in $PKGS; do
-	set -- "$D/${p}"_*.deb
-	if [ $# != 1 ] || [ ! -f "$1" ]; then
-		die "$D: not exactly one ${p}_*.deb (make deb; owlet-shadow-tcb needs Debian's shadow source)"
-	fi
-	cp "$1" "$R.new$DEBS/"
-	args="$args $DEBS/${1##*/}"
-done
-flock -u 9
+image_debs "$R.new"
 
-note "apt-get install $PKGS (from $D; log: $log)"
+note "apt-get install owlet's packages (from $D; log: $log)"
 # shellcheck disable=SC2086 # a list of paths without blanks
-sh "$here/apt-install.sh" "$R.new" "$log" $args ||
+sh "$here/apt-install.sh" "$R.new" "$log" $debs ||
 	die "installing owlet's packages failed (log: $log)"
-rm -rf "$R.new$DEBS"
 
 note "profile.sh"
 B=$B IMAGE_OUT=$O sh "$here/profile.sh" "$R.new" || die "profile.sh failed"
@@ -127,13 +105,7 @@ mv "$R.new" "$R"
 trap - EXIT
 
 note "tar, seal (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH)"
-# --sort, a fixed clamp for mtimes and no atime/ctime or pid-derived pax
-# header names: the archive depends on the tree alone.
-tar --create --file="$O/$NAME.tar.new" --directory="$R" --format=posix \
-    --sort=name --mtime="@$SOURCE_DATE_EPOCH" --clamp-mtime --numeric-owner \
-    --acls --xattrs --xattrs-include='*' \
-    --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime . ||
-	die "tar failed"
+image_tar "$R" "$O/$NAME.tar.new"
 "$SEAL" create -p "$R" -o "$O/$NAME.mtree.new" || die "seal create failed"
 mv "$O/$NAME.mtree.new" "$O/$NAME.mtree"
 sum=$(sha256sum "$O/$NAME.tar.new" | cut -d' ' -f1)

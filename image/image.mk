@@ -9,6 +9,9 @@
 #                 cloud|generic, DISK_SIZE=2G)
 #   make vm       boot the disk with qemu, SSH on localhost:2222 (PORT=,
 #                 PERSIST=1 keeps changes)
+#   make container  $(B)/image/: OCI images of the system and base flavours,
+#                 the LXC/Incus rootfs and metadata, the Proxmox template
+#                 (image/container.sh; the minbase first, rootfs.sh minbase)
 # MIRROR=, SECURITY_MIRROR=, OWLET_EXTRAS=1, SEAL_KEY=, SOURCE_DATE_EPOCH=
 # reach the scripts through the environment.
 rootfs:
@@ -27,6 +30,11 @@ boot:
 
 disk: image
 	@B=$(abspath $(B)) sh image/disk.sh
+
+# The base flavour starts from Debian's minbase (a no-op when current).
+container: image
+	@B=$(abspath $(B)) sh image/rootfs.sh minbase
+	@B=$(abspath $(B)) DEB_OUT=$(abspath $(DEB_OUT)) sh image/container.sh
 
 vm:
 	@B=$(abspath $(B)) sh image/vm.sh --port $(or $(PORT),2222)

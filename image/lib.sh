@@ -11,15 +11,23 @@
 #                       exists under its final name only complete
 #   image_key           key= and pub=: the seal key pair signing the specs
 #   image_clean ROOT [--keep-host-keys]  the shipping clean-up of a root
+#   image_debs ROOT     copy owlet's packages into ROOT for apt (below)
+#   image_tar DIR OUT   the reproducible tarball of a tree
 #   image_begin LOG WORK OUTPUT...  start a build (below)
 #
 # Sourcing scripts set prog= first (the name in messages) and here= (the
-# image/ directory); B is made absolute.
+# image/ directory); B is made absolute, and so is D, the directory of
+# owlet's packages (DEB_OUT, default $B/deb).
 prog=${prog:-${0##*/}}
 here=${here:-$(cd "$(dirname "$0")" && pwd)}
 top=$(dirname "$here")
 B=${B:-build}
 case $B in /*) ;; *) B=$PWD/$B ;; esac
+D=${DEB_OUT:-$B/deb}
+case $D in /*) ;; *) D=$top/$D ;; esac
+# owlet's packages in an image: all of make deb's but libtcb-dev (a server
+# has no compiler)
+IMAGE_PKGS="libtcb0 libnss-tcb libpam-tcb owlet-control seal owlet-shadow-tcb"
 
 die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
 note() { printf '%s: %s\n' "$prog" "$*" >&2; }
@@ -135,8 +143,44 @@ image_clean() {
 	) || die "clean-up of $1 failed"
 }
 
+# image_debs ROOT: copy one .deb of each of owlet's packages that an image
+# holds (IMAGE_PKGS) from
+# $D into ROOT/var/tmp/owlet-debs, all of one make deb (its stamp is
+# written after the last package), under a shared lock on $D/lock; sets
+# debs= to their paths inside ROOT, for apt-install.sh.  apt reads them in
+# place; var/tmp is emptied by image_clean.
+image_debs() {
+	_id_root=$1
+	mkdir -p "$D" "$_id_root/var/tmp/owlet-debs"
+	exec 4>>"$D/lock"
+	flock -s 4
+	[ -f "$D/stamp" ] || die "no complete build of owlet's packages in $D (make deb)"
+	debs=
+	for _id_p in $IMAGE_PKGS; do
+		set -- "$D/${_id_p}"_*.deb
+		if [ $# != 1 ] || [ ! -f "$1" ]; then
+			die "$D: not exactly one ${_id_p}_*.deb (make deb; owlet-shadow-tcb needs Debian's shadow source)"
+		fi
+		cp "$1" "$_id_root/var/tmp/owlet-debs/"
+		debs="$debs /var/tmp/owlet-debs/${1##*/}"
+	done
+	exec 4<&-
+}
+
+# image_tar DIR OUT: the tarball of the tree DIR (docs/image.md, "The
+# tarball"): entries ./..., sorted, numeric owners, ACLs and every xattr
+# (file capabilities), mtimes clamped to SOURCE_DATE_EPOCH, no atime, ctime
+# or pid-derived pax header names: it depends on the tree alone.
+image_tar() {
+	tar --create --file="$2" --directory="$1" --format=posix \
+	    --sort=name --mtime="@$SOURCE_DATE_EPOCH" --clamp-mtime --numeric-owner \
+	    --acls --xattrs --xattrs-include='*' \
+	    --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime . ||
+		die "tar of $1 failed"
+}
+
 # image_begin LOG WORK OUTPUT...: start a build: t0 is now, LOG is
-# emptied, the previous build's OUTPUTs are removed (whatever exists
+# emptied, the previous build's OUTPUTs (files or directories) are removed (whatever exists
 # afterwards belongs to one build), and the work tree WORK is removed now
 # and at any exit.
 image_begin() {
@@ -144,7 +188,7 @@ image_begin() {
 	: > "$1"
 	_ib_work=$2
 	shift 2
-	rm -f "$@"
+	rm -rf "$@"
 	rm -rf "$_ib_work"
 	trap 'rm -rf "$_ib_work"' EXIT
 	trap 'exit 130' INT TERM HUP

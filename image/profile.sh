@@ -1,8 +1,11 @@
 #!/bin/sh
-# image/profile.sh ROOT: the owlet profile, applied to an image tree by
-# image/build.sh after the base was copied to ROOT and owlet's packages
-# installed into it with apt (owlet-shadow-tcb among them: the tcb-aware
-# shadow-utils are in place, under its diversions).
+# image/profile.sh [--base] ROOT: the owlet profile, applied to an image
+# tree by image/build.sh after the base was copied to ROOT and owlet's
+# packages installed into it with apt (owlet-shadow-tcb among them: the
+# tcb-aware shadow-utils are in place, under its diversions).  --base: the
+# container base flavour (image/container.sh), a root without init, sshd
+# or logins: only the privilege model, without the parts for a booted
+# system (sshd, units, first-login and console password prompts).
 #
 # Contract: runs on the build host as root; changes ROOT only (never the
 # host); to run a program of the image, use
@@ -15,7 +18,9 @@ set -eu
 prog=profile.sh
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
-[ $# = 1 ] || die "usage: profile.sh ROOT"
+system=1
+[ "${1:-}" != --base ] || { system=0; shift; }
+[ $# = 1 ] || die "usage: profile.sh [--base] ROOT"
 R=$(cd "$1" 2>/dev/null && pwd -P) || die "$1: no such directory"
 [ "$R" != / ] || die "refusing to change /"
 
@@ -31,29 +36,36 @@ enable() {
 		die "systemctl enable $* failed"
 }
 
-# sshd: root with a key only, users with a password through PAM, no
-# X11/agent forwarding (the file says why).
-put etc/ssh/sshd_config.d/owlet.conf etc/ssh/sshd_config.d/owlet.conf 0644
+if [ "$system" = 1 ]; then
+	# sshd: root with a key only, users with a password through PAM, no
+	# X11/agent forwarding (the file says why).
+	put etc/ssh/sshd_config.d/owlet.conf etc/ssh/sshd_config.d/owlet.conf 0644
 
-# SSH host keys: none are shipped; each instance makes its own.
-put etc/systemd/system/owlet-ssh-keygen.service \
-    etc/systemd/system/owlet-ssh-keygen.service 0644
-enable owlet-ssh-keygen.service
+	# SSH host keys: none are shipped; each instance makes its own.
+	put etc/systemd/system/owlet-ssh-keygen.service \
+	    etc/systemd/system/owlet-ssh-keygen.service 0644
+	enable owlet-ssh-keygen.service
 
-# Network: systemd-networkd, DHCP on wired Ethernet (the file says more).
-put etc/systemd/network/80-owlet-dhcp.network etc/systemd/network/80-owlet-dhcp.network 0644
-enable systemd-networkd.service systemd-networkd-wait-online.service
+	# Network: systemd-networkd, DHCP on wired Ethernet (the file says more).
+	put etc/systemd/network/80-owlet-dhcp.network etc/systemd/network/80-owlet-dhcp.network 0644
+	enable systemd-networkd.service systemd-networkd-wait-online.service
 
-# Host name: the system.hostname credential, else /etc/hostname.
-put etc/systemd/system/owlet-hostname.service etc/systemd/system/owlet-hostname.service 0644
-enable owlet-hostname.service
+	# Host name: the system.hostname credential, else /etc/hostname.
+	put etc/systemd/system/owlet-hostname.service etc/systemd/system/owlet-hostname.service 0644
+	enable owlet-hostname.service
 
-# A server: boot to multi-user.target (Debian's default is graphical).
-ln -sfn /lib/systemd/system/multi-user.target "$R/etc/systemd/system/default.target"
+	# A server: boot to multi-user.target (Debian's default is graphical).
+	ln -sfn /lib/systemd/system/multi-user.target "$R/etc/systemd/system/default.target"
 
-# Logging: journald records the sender's uid/pid/command of every local
-# message (trusted fields); kept persistently.
-put etc/systemd/journald.conf.d/owlet.conf etc/systemd/journald.conf.d/owlet.conf 0644
+	# Logging: journald records the sender's uid/pid/command of every local
+	# message (trusted fields); kept persistently.
+	put etc/systemd/journald.conf.d/owlet.conf etc/systemd/journald.conf.d/owlet.conf 0644
+
+	# The fstab lines of control proc and tmp are a machine's: in a
+	# container (the same tree, as the system flavour) the runtime mounts.
+	put etc/systemd/system/systemd-remount-fs.service.d/owlet-container.conf \
+	    etc/systemd/system/systemd-remount-fs.service.d/owlet-container.conf 0644
+fi
 
 # No translations: without the locales package only C and C.UTF-8 exist,
 # so message catalogues and translated man pages are never read (38 MiB).
@@ -79,13 +91,16 @@ ctl() { "$R/usr/sbin/control" --root "$R" "$@"; }
 [ "$(sh "$here/chroot.sh" "$R" dpkg-divert --listpackage /usr/sbin/useradd)" = \
     owlet-shadow-tcb ] || die "owlet-shadow-tcb's useradd is not in place"
 
-# First login: root without a password is asked for one (passwdqc).
-put etc/profile.d/owlet-setup.sh etc/profile.d/owlet-setup.sh 0644
-# No key and no password for root (a disk booted without the credential):
-# the console asks for a password before the login prompts.
-put etc/systemd/system/owlet-root-password.service \
-    etc/systemd/system/owlet-root-password.service 0644
-enable owlet-root-password.service
+if [ "$system" = 1 ]; then
+	# First login: root without a password is asked for one (passwdqc).
+	put etc/profile.d/owlet-setup.sh etc/profile.d/owlet-setup.sh 0644
+	# No key and no password for root (a disk booted without the
+	# credential): the console asks for a password before the login
+	# prompts.
+	put etc/systemd/system/owlet-root-password.service \
+	    etc/systemd/system/owlet-root-password.service 0644
+	enable owlet-root-password.service
+fi
 
 # Password policy (min 15, passphrases, random=64; see the file), used by
 # pam_passwdqc through the tcb stack and by owlet-setup.

@@ -1,26 +1,36 @@
 #!/bin/sh
-# image/rootfs.sh: the cached Debian 12 base root ($B/cache/rootfs/base)
-# that `make image` copies and tests overlay (tests/lib/image.sh).
+# image/rootfs.sh: the cached Debian 12 roots that the images start from.
 #
-#   debootstrap --variant=minbase bookworm, then apt-get inside the target:
-#   bookworm-updates and bookworm-security applied, and the server set
-#   (systemd-sysv openssh-server cron iputils-ping libpam-passwdqc passwdqc
-#   less; OWLET_EXTRAS=1 adds john scanlogd popa3d), no Recommends.
+#   base     ($B/cache/rootfs/base, stamp $C/stamp): what `make image`
+#            copies and tests overlay (tests/lib/image.sh).
+#            debootstrap --variant=minbase bookworm, then apt-get inside the
+#            target: bookworm-updates and bookworm-security applied, and
+#            the server set (systemd-sysv openssh-server cron iputils-ping
+#            libpam-passwdqc passwdqc less; OWLET_EXTRAS=1 adds john
+#            scanlogd popa3d), no Recommends.
+#   minbase  ($B/cache/rootfs/minbase, stamp $C/minbase.stamp): the same
+#            without the server set, Debian's minbase with its updates:
+#            the container base flavour starts from it (image/container.sh)
+#            and bench/container.sh compares against it.
 #
 # Environment: B (build dir), MIRROR (default: the host's apt source for
 # bookworm, else deb.debian.org), SECURITY_MIRROR (default: the host's
 # source for bookworm-security, else security's deb.debian.org; "none"
 # skips security updates), OWLET_EXTRAS (0 or 1).
 #
-#   rootfs.sh           build unless the stamp says the base is current
-#   rootfs.sh --check   exit 0 iff the base is current (no lock, no build)
+#   rootfs.sh [minbase]          build unless the stamp says the root is
+#                                current
+#   rootfs.sh --check [minbase]  exit 0 iff the root is current (no lock,
+#                                no build)
 #
 # Invariants:
 # - $C/base exists only complete: it is built in $C/base.new.* and renamed
 #   into place; $C/stamp (the inputs) is written after the rename and
 #   removed before it, so a base without a matching stamp is rebuilt.
-# - $C/lock: builders hold it exclusively; users of the base (need_base,
-#   image/build.sh) hold it shared, so a base in use is never replaced.
+#   The same for $C/minbase and $C/minbase.stamp.
+# - $C/lock: builders of either root hold it exclusively; users (need_base,
+#   image/build.sh, image/container.sh) hold it shared, so a root in use is
+#   never replaced.
 # - Nothing is mounted outside a private mount+pid namespace; the temp
 #   tree is deleted from the host namespace, where no mount exists in it.
 # - No service starts during the build (policy-rc.d exits 101, removed
@@ -41,7 +51,7 @@ EXTRAS="john scanlogd popa3d"
 # Inside the private namespaces: build the tree at $2.  Everything is given
 # through the environment by the outer half below.
 inner() {
-	T=$1 log=$C/build.log t0=$(date +%s)
+	T=$1 log=$R_LOG t0=$(date +%s)
 	# debootstrap copies the host's resolv.conf and hostname; apt needs
 	# the former during the build only.
 	# shellcheck disable=SC2086 # R_INCLUDE is an optional option word
@@ -69,11 +79,11 @@ inner() {
 	# directories stay empty underneath the bind mounts.
 	image_apt_cache "$T"
 	aptget() { image_apt "$T" "$log" "$@"; }
-	note "apt-get: updates and$R_PKGS"
+	note "apt-get: updates${R_PKGS:+ and$R_PKGS}"
 	aptget update
 	aptget dist-upgrade
 	# shellcheck disable=SC2086 # a package list
-	aptget install $R_PKGS
+	[ -z "$R_PKGS" ] || aptget install $R_PKGS
 
 	umount "$T/var/cache/apt/archives" "$T/var/lib/apt/lists"
 	note "apt-get done in $(($(date +%s) - t0)) s"
@@ -142,6 +152,13 @@ case ${OWLET_EXTRAS:-0} in
 1) PKGS="$PKGS $EXTRAS" ;;
 *) die "OWLET_EXTRAS must be 0 or 1, not '$OWLET_EXTRAS'" ;;
 esac
+check=0
+[ "${1:-}" != --check ] || { check=1; shift; }
+case $#:${1:-} in
+0:) name=base stamp=$C/stamp log=$C/build.log ;;
+1:minbase) name=minbase stamp=$C/minbase.stamp log=$C/minbase.log PKGS= ;;
+*) die "usage: rootfs.sh [--check] [minbase]" ;;
+esac
 include=
 case $MIRROR$SECURITY_MIRROR in
 # minbase has no CA certificates; apt in the target needs them for https.
@@ -153,20 +170,19 @@ inputs="suite=$SUITE variant=$VARIANT
 arch=$(dpkg --print-architecture)
 mirror=$MIRROR
 security=$SECURITY_MIRROR
-packages=$PKGS${include:+ $include}
+root=$name packages=$PKGS${include:+ $include}
 debootstrap=$(dpkg-query -W -f='${Version}' debootstrap 2>/dev/null || echo none)
 script=$(cat "$0" "$here/chroot.sh" "$here/lib.sh" | sha256sum | cut -d' ' -f1)"
 
 current() {
-	[ -d "$C/base" ] && [ -f "$C/stamp" ] &&
-		[ "$(cat "$C/stamp")" = "$inputs" ]
+	[ -d "$C/$name" ] && [ -f "$stamp" ] &&
+		[ "$(cat "$stamp")" = "$inputs" ]
 }
 
-if [ "${1:-}" = --check ]; then
+if [ "$check" = 1 ]; then
 	current
 	exit
 fi
-[ $# = 0 ] || die "usage: rootfs.sh [--check]"
 command -v debootstrap >/dev/null || die "debootstrap not installed (make deps)"
 mkdir -p "$C"
 exec 9>>"$C/lock"
@@ -186,25 +202,26 @@ fi
 
 # Leftovers of a killed build: no builder holds the lock, and their mounts
 # died with their namespaces.
-rm -rf "$C"/base.new.* "$C"/base.old.*
+rm -rf "$C/$name".new.* "$C/$name".old.*
 mkdir -p "$C/debs/debootstrap"
-tmp=$(mktemp -d "$C/base.new.XXXXXX")
+tmp=$(mktemp -d "$C/$name.new.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM HUP
 chmod 0755 "$tmp"	# the root directory of the tree
-: > "$C/build.log"
-note "debootstrap $VARIANT $SUITE from $MIRROR (log: $C/build.log)"
+: > "$log"
+note "debootstrap $VARIANT $SUITE from $MIRROR (log: $log)"
 t0=$(date +%s)
-R_MIRROR=$MIRROR R_SECURITY=$SECURITY_MIRROR R_PKGS=" $PKGS" R_INCLUDE=$include \
+R_MIRROR=$MIRROR R_SECURITY=$SECURITY_MIRROR R_PKGS="${PKGS:+ $PKGS}" R_INCLUDE=$include \
+    R_LOG=$log \
     VARIANT=$VARIANT SUITE=$SUITE B=$B \
     unshare -m -p --fork --kill-child --mount-proc --propagation private -- \
     sh "$0" --inner "$tmp"
 
-rm -f "$C/stamp"
-[ ! -d "$C/base" ] || mv "$C/base" "$C/base.old.$$"
-mv "$tmp" "$C/base"
+rm -f "$stamp"
+[ ! -d "$C/$name" ] || mv "$C/$name" "$C/$name.old.$$"
+mv "$tmp" "$C/$name"
 trap - EXIT
-printf '%s\n' "$inputs" > "$C/stamp.new"
-mv "$C/stamp.new" "$C/stamp"
-rm -rf "$C/base.old.$$"
-note "base ready in $(($(date +%s) - t0)) s, $(du -sxh "$C/base" | cut -f1) ($C/base)"
+printf '%s\n' "$inputs" > "$stamp.new"
+mv "$stamp.new" "$stamp"
+rm -rf "$C/$name.old.$$"
+note "$name ready in $(($(date +%s) - t0)) s, $(du -sxh "$C/$name" | cut -f1) ($C/$name)"

@@ -197,7 +197,8 @@ need_debs() {
 
 # base_debs DIR PKG...: copy into DIR the .debs that install PKG... on top
 # of the base, dependencies included: what `apt-get -s install
-# --no-install-recommends` plans against the base's dpkg status, with this
+# --no-install-recommends` plans against the base's dpkg status (or the
+# status file BASE_DEBS_STATUS names: another root's), with this
 # machine's apt lists (run `apt-get update` if they are too old for the
 # mirror).  Each .deb is downloaded once (apt-get download, which touches
 # no /etc) into $B/cache/debs and reused from there.  Returns non-zero,
@@ -209,7 +210,7 @@ base_debs() {
 	_bd_dir=$1; shift
 	mkdir -p "$_bd_dir" "$B/cache/debs" || return 1
 	_bd_plan=$(apt-get -s -qq -o Debug::NoLocking=1 \
-	    -o Dir::State::status="$OWLET_BASE/var/lib/dpkg/status" \
+	    -o Dir::State::status="${BASE_DEBS_STATUS:-$OWLET_BASE/var/lib/dpkg/status}" \
 	    install --no-install-recommends "$@" 2>&1) ||
 		{ echo "base_debs: apt-get -s: $_bd_plan" >&2; return 1; }
 	# "Inst NAME [OLD] (VERSION ARCHIVES [ARCH])"

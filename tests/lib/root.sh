@@ -8,6 +8,21 @@ need_root() {
 	unshare -m true 2>/dev/null || skip_all "unshare -m not permitted here"
 }
 
+# need_tools WHAT NAME:PACKAGE...: skip the whole test (WHAT names it)
+# unless every NAME, a command or an absolute path to a readable file, is
+# there; the reason names the Debian packages of those missing.
+need_tools() {
+	_nt_what=$1 _nt_miss=
+	shift
+	for _nt; do
+		case ${_nt%%:*} in
+		/*) [ -r "${_nt%%:*}" ] ;;
+		*) command -v "${_nt%%:*}" >/dev/null ;;
+		esac || _nt_miss="$_nt_miss ${_nt#*:}"
+	done
+	[ -z "$_nt_miss" ] || skip_all "$_nt_what needs Debian packages:$_nt_miss (make deps)"
+}
+
 # tmpdir: a fresh directory removed at exit, readable by test users.
 tmpdir() {
 	T=$(mktemp -d /tmp/owlet-test.XXXXXX)

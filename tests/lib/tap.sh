@@ -58,7 +58,7 @@ need_plain_build() {
 _tap_planned=
 plan() { echo "1..$1"; _tap_planned=1; }
 skip_all() { _san_check || exit 1; echo "1..0 # SKIP $*"; exit 0; }
-diag() { printf '# %s\n' "$@" >&2; }
+diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }	# every line a comment
 
 # ok STATUS DESC: STATUS is an exit code (0 = pass).
 ok() {
@@ -71,6 +71,14 @@ ok() {
 		printf '# not ok %s - %s (%s)\n' "$_tap_n" "$2" "${0#"$TOP"/}" >&2
 		_tap_fail=$((_tap_fail + 1))
 	fi
+}
+# todo STATUS DESC REASON: ok, marked TODO (TAP): a failure is expected
+# until REASON is done, and fails neither the test nor the run (prove
+# counts a pass as "unexpectedly succeeded").
+todo() {
+	_tap_n=$((_tap_n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $_tap_n - $2 # TODO $3"
+	else echo "not ok $_tap_n - $2 # TODO $3"; fi
 }
 # t DESC CMD...: run CMD, pass if it exits 0.
 t() { _d=$1; shift; "$@" >/dev/null 2>&1; ok $? "$_d"; }

@@ -26,17 +26,8 @@ VM_CONNECT_TIMEOUT=${VM_CONNECT_TIMEOUT:-10}
 # need_vm_tools: skip the whole test (with the reason) when qemu, OVMF or
 # an SSH client is missing; make deps installs them.
 need_vm_tools() {
-	_nv_miss=
-	command -v qemu-system-x86_64 >/dev/null || _nv_miss="$_nv_miss qemu-system-x86"
-	command -v qemu-img >/dev/null || _nv_miss="$_nv_miss qemu-utils"
-	[ -r /usr/share/ovmf/OVMF.fd ] || _nv_miss="$_nv_miss ovmf"
-	command -v ssh >/dev/null || _nv_miss="$_nv_miss openssh-client"
-	command -v expect >/dev/null || _nv_miss="$_nv_miss expect"
-	command -v socat >/dev/null || _nv_miss="$_nv_miss socat"
-	if [ -n "$_nv_miss" ]; then
-		echo "1..0 # SKIP VM test needs Debian packages:$_nv_miss (make deps)"
-		exit 0
-	fi
+	need_tools "VM test" qemu-system-x86_64:qemu-system-x86 qemu-img:qemu-utils \
+	    /usr/share/ovmf/OVMF.fd:ovmf ssh:openssh-client expect:expect socat:socat
 }
 
 # need_disk: make disk (the image first if needed) or stop the run with
