@@ -50,23 +50,31 @@ flock -s 6
 qemu-img create -q -f qcow2 -F qcow2 -b "$OWL" "$T/vm.p.qcow2" ||
 	die "qemu-img create of an overlay of $OWL failed"
 
-# boot: start the VM, print the seconds to SSH, wait for the boot's end.
+# boot: start the VM, set BOOT_S to the seconds to SSH, wait for the
+# boot's end.  Not in a subshell: vm_boot's EXIT trap would kill the VM
+# when the subshell ends.
 boot() {
 	_t0=$(date +%s.%N)
 	vm_boot p "$OWL" >/dev/null || die "qemu did not start (serial: $T/vm.p.serial)"
-	_s=$(vm_ssh_up p "$_t0" "$POLL") || die "no SSH"
+	BOOT_S=$(vm_ssh_up p "$_t0" "$POLL") || die "no SSH"
 	vm_ssh p 'timeout 300 systemctl is-system-running --wait' >/dev/null || :
-	echo "$_s"
 }
 # switch BOOTPARAMS IOMMU: set the states, wait (60 s) until the boot
 # entry holds /etc/kernel/cmdline, power off.
 switch() {
-	vm_ssh p "control bootparams $1 >/dev/null && control iommu $2 >/dev/null &&
+	_rc=0
+	_out=$(vm_ssh p "control bootparams $1 && control iommu $2 || exit 3
 	    i=0; while [ \$i -lt 60 ]; do
 		o=\$(tr -s \" \n\" \"  \" < /etc/kernel/cmdline | sed \"s/ *\$//\")
 		grep -rqsxF \"options \$o\" /boot/efi/loader/entries && exit 0
 		sleep 1; i=\$((i + 1))
-	    done; exit 1" || die "control bootparams $1: the boot entry did not follow"
+	    done; grep -rh ^options /boot/efi/loader/entries; exit 4" 2>&1) || _rc=$?
+	case $_rc in
+	0) ;;
+	3) die "control bootparams $1, iommu $2 failed: $_out" ;;
+	4) die "control bootparams $1: the boot entry did not follow: $_out" ;;
+	*) die "control bootparams $1: ssh failed: $_out" ;;
+	esac
 	vm_stop p || die "the VM did not power off"
 }
 # The workload, timed inside the guest: "alloc S exec S io S" lines.
@@ -78,7 +86,8 @@ dd if=/dev/zero of=/var/tmp/bench.io bs=1M count=64 conv=fsync status=none
 echo 3 > /proc/sys/vm/drop_caches; cat /var/tmp/bench.io > /dev/null; rm -f /var/tmp/bench.io; d=$(t)
 awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" "BEGIN { printf \"alloc %.3f\nexec %.3f\nio %.3f\n\", b - a, c - b, d - c }"'
 measure() {	# measure STATE ROUND
-	_ssh=$(boot)
+	boot
+	_ssh=$BOOT_S
 	echo "$1.ssh $2 $_ssh" >> "$RES"
 	_cl=$(vm_ssh p 'cat /proc/cmdline')
 	case "$1 $_cl" in
@@ -96,7 +105,8 @@ accel=TCG
 echo "owlet bench: kernel boot parameters, hardened vs Debian's, one VM"
 machine ", qemu $accel"
 echo "rounds: $BOOTS (hardened, then debian), after one first boot"
-echo "  first boot: SSH after $(boot) s (not counted)"
+boot
+echo "  first boot: SSH after $BOOT_S s (not counted)"
 i=1
 while [ "$i" -le "$BOOTS" ]; do
 	switch hardened strict

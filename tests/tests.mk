@@ -19,7 +19,7 @@ $(B)/tests/bin/pamprobe: tests/bin/tokenconv.h
 PROVE_JOBS ?= 2
 TESTS_SLOW := tests/vm/disk.t tests/ansible/ansible.t tests/unit/static.t \
 	tests/sys/privmatrix.t tests/deb/deb.t tests/deb/shadow-tcb.t \
-	tests/image/disk.t tests/tcb/shadow-utils.t
+	tests/image/disk.t tests/container/build.t tests/tcb/shadow-utils.t
 TESTS := $(TESTS_SLOW) $(filter-out $(TESTS_SLOW),$(sort $(wildcard tests/*/*.t)))
 
 check: all $(TEST_BINS)
