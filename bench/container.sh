@@ -24,7 +24,6 @@ ME=container.sh
 MEDIAN_DECIMALS=3
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/lib/container.sh"
-die() { echo "$ME: $*" >&2; exit 2; }
 
 [ "$(id -u)" = 0 ] || die "needs root (image/container.sh)"
 O=$B/image
