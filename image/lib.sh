@@ -72,11 +72,15 @@ image_apt_cache() {
 
 # image_apt ROOT LOG ARGS...: apt-get ARGS in ROOT (image/chroot.sh), no
 # Recommends, old conffiles kept, output appended to LOG; on failure, die
-# with the log's last line.
+# with the log's last line.  One apt-get at a time over the shared cache
+# (image_apt_cache): apt's own locks there would fail a concurrent build
+# ("Could not get lock .../archives/lock") instead of waiting, so each run
+# holds $B/cache/rootfs/apt.lock exclusively (flock -o: not passed on).
 image_apt() {
 	_ia_root=$1 _ia_log=$2
 	shift 2
-	sh "$here/chroot.sh" "$_ia_root" env DEBIAN_FRONTEND=noninteractive \
+	mkdir -p "$B/cache/rootfs" && flock -o "$B/cache/rootfs/apt.lock" \
+	    sh "$here/chroot.sh" "$_ia_root" env DEBIAN_FRONTEND=noninteractive \
 	    apt-get -q -y -o Dpkg::Options::=--force-confdef \
 	    -o Dpkg::Options::=--force-confold \
 	    -o APT::Install-Recommends=false "$@" >>"$_ia_log" 2>&1 ||

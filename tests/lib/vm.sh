@@ -47,7 +47,7 @@ vm_cleanup() {
 	for _vc in $VM_NAMES; do
 		[ -s "$T/vm.$_vc.pid" ] && kill -9 "$(cat "$T/vm.$_vc.pid")" 2>/dev/null
 		# one whose pid file is gone: by its overlay's name
-		pkill -9 -f -- "file=$T/vm\.$_vc\.qcow2," 2>/dev/null
+		pkill -9 -f -- "file=$T/vm\.$_vc\.qcow2," 2>/dev/null || :
 	done
 	rm -rf "$T"
 }
