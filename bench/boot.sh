@@ -162,9 +162,7 @@ while [ "$i" -le "$BOOTS" ]; do
 done
 
 # --- report ------------------------------------------------------------------
-med() { awk -v k="$1" '$1 == k { print $3 }' "$RES" | median_of || echo 0; }
-# ratio A B [DECIMALS]: A/B (2 decimals; sizes get 3, their goal is tight)
-ratio() { awk -v a="$1" -v b="$2" -v p="${3:-2}" 'BEGIN { if (b > 0) printf "%." p "f", a / b; else print "nan" }'; }
+# (sizes get 3 decimals: their goal is tight)
 echo
 echo "median of $BOOTS boots       owlet      stock  owlet/stock"
 for k in ssh firmware loader kernel initrd userspace; do

@@ -118,8 +118,6 @@ done
 # leave the overlay as it began (it is removed anyway)
 vm_stop p || :
 
-med() { awk -v k="$1" '$1 == k { print $3 }' "$RES" | median_of || echo 0; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }'; }
 echo
 echo "median of $BOOTS          hardened     debian  hardened/debian"
 for k in ssh alloc exec io; do

@@ -47,7 +47,6 @@ flock -s 5
 [ -d "$OWL" ] || die "$OWL vanished (a concurrent make container?)"
 
 ol=$(oci_blob "$OWL" layer) sl=$(oci_blob "$STOCK" layer)
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "nan" }'; }
 size() { stat -c %s "$1"; }
 ogz=$(size "$ol") sgz=$(size "$sl")
 oar=$(size "$OWL.tar") sar=$(size "$STOCK.tar")
@@ -66,9 +65,9 @@ echo "owlet bench: container base flavour vs stock Debian minbase (same pipeline
 machine ""
 echo
 echo "sizes (bytes)               owlet        stock  owlet/stock"
-printf '%-20s %12s %12s %8s\n' "gzip layer" "$ogz" "$sgz" "$(ratio "$ogz" "$sgz")"
-printf '%-20s %12s %12s %8s\n' "oci-archive" "$oar" "$sar" "$(ratio "$oar" "$sar")"
-printf '%-20s %12s %12s %8s\n' "layer (tar)" "$otar" "$star" "$(ratio "$otar" "$star")"
+printf '%-20s %12s %12s %8s\n' "gzip layer" "$ogz" "$sgz" "$(ratio "$ogz" "$sgz" 3)"
+printf '%-20s %12s %12s %8s\n' "oci-archive" "$oar" "$sar" "$(ratio "$oar" "$sar" 3)"
+printf '%-20s %12s %12s %8s\n' "layer (tar)" "$otar" "$star" "$(ratio "$otar" "$star" 3)"
 echo "packages: owlet $(wc -l < "$T/owlet"), stock $(wc -l < "$T/stock")"
 # shellcheck disable=SC2046 # the word lists are printed on one line
 echo "  only in owlet (installed KiB):" $(LC_ALL=C join -v 1 "$T/owlet" "$T/stock" | awk '{ printf "%s(%s) ", $1, $2 }')
@@ -76,6 +75,6 @@ echo "  only in owlet (installed KiB):" $(LC_ALL=C join -v 1 "$T/owlet" "$T/stoc
 echo "  only in stock (installed KiB):" $(LC_ALL=C join -v 2 "$T/owlet" "$T/stock" | awk '{ printf "%s(%s) ", $1, $2 }')
 echo
 fail=0
-r=$(ratio "$ogz" "$sgz")
+r=$(ratio "$ogz" "$sgz" 3)
 verdict "$(holds "$r" 1.1 '<=')" "base flavour, compressed: owlet/stock = $r ($ogz / $sgz bytes; goal <= 1.1)"
 exit 0

@@ -1,5 +1,6 @@
 # bench/lib.sh: what the benchmarks share (bench/tcb.sh and
-# bench/passwd.sh all of it, the boot benchmarks die and bench_vm_init),
+# bench/passwd.sh all of it; the boot and container benchmarks die,
+# bench_vm_init, ratio and med),
 # sourced right after `set -euf`, with ME (the script's name in messages and
 # in the roots it generates) set before:
 #   - the knobs they have in common (BENCH_SIZES, BENCH_TMPDIR,
@@ -61,6 +62,13 @@ bench_vm_init() {
 	OWL=$B/image/owlet-bookworm.qcow2
 	[ -f "$OWL" ] || die "$OWL missing (make disk)"
 }
+
+# ratio A B [DECIMALS]: A/B with DECIMALS (default 2) decimals, "nan"
+# when B is not positive.
+ratio() { awk -v a="$1" -v b="$2" -v p="${3:-2}" 'BEGIN { if (b > 0) printf "%." p "f", a / b; else print "nan" }'; }
+# med KEY: the median of the values of KEY in $RES ("KEY ROUND VALUE"
+# lines), 0 when there is none.
+med() { awk -v k="$1" '$1 == k { print $3 }' "$RES" | median_of || echo 0; }
 
 # machine MORE: the "machine:" line of the header, MORE (may be empty)
 # appended.
