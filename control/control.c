@@ -69,8 +69,9 @@ in_chroot(void)
  * (a RUN step of an image build has no container= and no systemd), and
  * container managers put container= into the environment of process 1.
  * Not docker's /.dockerenv: some VMs carry a stray one at their root
- * (the developers' machines do), and a live system would lose its checks.  There the kernel's global settings are the
- * host's: sysctl.c sets them in files only and they are not checked.
+ * (the developers' machines do), and a live system would lose its checks.
+ * There the kernel's global settings are the host's: sysctl.c sets them
+ * in files only and they are not checked.
  */
 static int
 in_container(void)

@@ -184,8 +184,9 @@ image_tar() {
 }
 
 # image_begin LOG WORK OUTPUT...: start a build: t0 is now, LOG is
-# emptied, the previous build's OUTPUTs (files or directories) are removed (whatever exists
-# afterwards belongs to one build), and the work tree WORK is removed now
+# emptied, the previous build's OUTPUTs (files or directories) are
+# removed (whatever exists afterwards belongs to one build), and the work
+# tree WORK is removed now
 # and at any exit.
 image_begin() {
 	t0=$(date +%s)

@@ -46,12 +46,12 @@ sysctl kernel.ostype Linux -'
 echo 'root=/dev/vda rw console=ttyS0' > "$L/etc/kernel/cmdline"
 echo 'BOOT_IMAGE=/vmlinuz root=/dev/vda rw console=ttyS0' > "$T/cmdline"
 
-# live [container|containerenv|container-env] SCRIPT: run the sh SCRIPT as described
-# above, as process 1 of a pid namespace of its own (control tells a
-# chroot from the root of process 1: here it is the same); "container"
-# adds /run/systemd/container, "containerenv" /run/.containerenv (podman),
-# "container-env" puts container= into the environment of process 1.
-# control is $CTL there.
+# live [container|containerenv|container-env] SCRIPT: run the sh SCRIPT
+# as described above, as process 1 of a pid namespace of its own (control
+# tells a chroot from the root of process 1: here it is the same);
+# "container" adds /run/systemd/container, "containerenv"
+# /run/.containerenv (podman), "container-env" puts container= into the
+# environment of process 1.  control is $CTL there.
 live() {
 	_c= _e=
 	case $1 in
@@ -149,10 +149,10 @@ like "$out" "^check=0\$" "--check: the host's setting is not drift"
 like "$out" "^reapply=0\$" "--reapply does not try to change it"
 out=$(live container-env '$CTL hostkey')
 like "$out" "hostkey: set by the host: this system is a container" "container= in the environment of process 1: a container too"
+like "$out" "^linux\$" "... the host's value shown"
 out=$(live containerenv '$CTL hostkey; $CTL hostkey other; echo rc=$?')
 like "$out" "hostkey: set by the host: this system is a container" "/run/.containerenv (podman, a RUN step of an image build): a container too"
 like "$out" "^rc=0\$" "... where a switch of a global key exits 0"
-like "$out" "^linux\$" "... the host's value shown"
 out=$(live container '$CTL absent; $CTL network host; echo rc=$?; cat /proc/sys/net/ipv4/conf/all/rp_filter')
 like "$out" "absent: set by the host" "a key no kernel has: the host's too, in a container"
 like "$out" "^rc=0\$" "network host in a container: the network namespace is the container's own"
