@@ -161,21 +161,11 @@ sh "$here/apt-install.sh" "$R" "$log" "$kpkg" initramfs-tools systemd-boot-efi a
 	die "installing the kernel failed (log: $log)"
 ls "$R"/boot/vmlinuz-* >/dev/null 2>&1 || die "no kernel in $R/boot after apt (log: $log)"
 
-install -D -m 0644 "$here/files/disk/fstab" "$R/etc/fstab"
-sed -i -e "s/@ROOT_UUID@/$root_uuid/" -e "s/@ESP_UUID@/$esp_fsuuid/" "$R/etc/fstab"
+image_boot_files "$R"
+sed -e "s/@ROOT_UUID@/$root_uuid/" -e "s/@ESP_UUID@/$esp_fsuuid/" \
+    "$R/usr/lib/owlet/fstab.in" > "$R/etc/fstab"
 printf 'root=PARTUUID=%s rw console=tty0 console=ttyS0,115200\n' "$root_partuuid" \
     > "$R/etc/kernel/cmdline"
-install -D -m 0644 "$here/files/disk/repart.conf" "$R/etc/repart.d/50-root.conf"
-install -D -m 0755 "$here/files/disk/esp-update" "$R/usr/lib/owlet/esp-update"
-for d in kernel/postinst.d kernel/postrm.d initramfs/post-update.d; do
-	mkdir -p "$R/etc/$d"
-	ln -sfn /usr/lib/owlet/esp-update "$R/etc/$d/zz-owlet-esp"
-done
-for u in owlet-esp-update.path owlet-esp-update.service; do
-	install -D -m 0644 "$here/files/disk/$u" "$R/etc/systemd/system/$u"
-done
-sh "$here/chroot.sh" "$R" systemctl enable --quiet owlet-esp-update.path ||
-	die "systemctl enable owlet-esp-update.path failed"
 # The owlet profile's choices that need the disk's own files: the mounts
 # of /proc, /tmp and /dev/shm (fstab, written above) and the kernel
 # hardening parameters (/etc/kernel/cmdline, which the image has not):
@@ -239,16 +229,7 @@ e2fsck -fn "$W/root.img" >>"$log" 2>&1 || die "e2fsck finds the new root damaged
 
 # --- EFI system partition ------------------------------------------------
 note "ESP ($ESP_MIB MiB, FAT32)"
-mkfs.fat -F 32 --invariant -i "$esp_serial" -n OWLET-ESP -C "$W/esp.img" \
-    $((ESP_MIB * 1024)) >>"$log" 2>&1 || die "mkfs.fat failed (log: $log)"
-(cd "$W/esp" && find . -mindepth 1 | LC_ALL=C sort) | while IFS= read -r p; do
-	p=${p#./}
-	if [ -d "$W/esp/$p" ]; then
-		mmd -i "$W/esp.img" "::/$p"
-	else
-		mcopy -i "$W/esp.img" "$W/esp/$p" "::/$p"
-	fi
-done >>"$log" 2>&1 || die "mtools failed (log: $log)"
+image_fat "$W/esp" "$W/esp.img" $((ESP_MIB * 1024)) "$esp_serial" OWLET-ESP 32
 
 # --- the disk --------------------------------------------------------------
 note "GPT disk ($DISK_SIZE)"

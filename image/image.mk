@@ -9,6 +9,8 @@
 #                 cloud|generic, DISK_SIZE=2G)
 #   make vm       boot the disk with qemu, SSH on localhost:2222 (PORT=,
 #                 PERSIST=1 keeps changes)
+#   make iso      $(B)/image/owlet-bookworm.iso: the live system with the
+#                 installer, hybrid (CD, USB; UEFI, BIOS) (image/iso.sh)
 #   make container  $(B)/image/: OCI images of the system and base flavours,
 #                 the LXC/Incus rootfs and metadata, the Proxmox template
 #                 (image/container.sh; the minbase first, rootfs.sh minbase)
@@ -30,6 +32,9 @@ boot:
 
 disk: image
 	@B=$(abspath $(B)) sh image/disk.sh
+
+iso: image
+	@B=$(abspath $(B)) DEB_OUT=$(abspath $(DEB_OUT)) sh image/iso.sh
 
 # The base flavour starts from Debian's minbase (a no-op when current).
 container: image

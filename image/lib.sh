@@ -13,6 +13,8 @@
 #   image_clean ROOT [--keep-host-keys]  the shipping clean-up of a root
 #   image_debs ROOT     copy owlet's packages into ROOT for apt (below)
 #   image_tar DIR OUT   the reproducible tarball of a tree
+#   image_fat DIR IMG KIB SERIAL LABEL [FATSIZE]  a FAT image of a tree
+#   image_boot_files ROOT  esp-update, its hooks and the disk templates
 #   image_begin LOG WORK OUTPUT...  start a build (below)
 #
 # Sourcing scripts set prog= first (the name in messages) and here= (the
@@ -181,6 +183,49 @@ image_tar() {
 	    --acls --xattrs --xattrs-include='*' \
 	    --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime . ||
 		die "tar of $1 failed"
+}
+
+# image_fat DIR IMG KIB SERIAL LABEL [FATSIZE]: a FAT file system of KIB
+# KiB in the plain file IMG holding the tree DIR (regular files and
+# directories), without mounting: mkfs.fat --invariant with the volume
+# serial SERIAL (8 hex digits), then mtools in sorted order (mtools takes
+# file times from SOURCE_DATE_EPOCH): the same tree gives the same bytes.
+# FATSIZE: 12, 16 or 32 (default: mkfs.fat's choice for the size).
+image_fat() {
+	_if_dir=$1 _if_img=$2
+	mkfs.fat ${6:+-F "$6"} --invariant -i "$4" -n "$5" -C "$_if_img" "$3" >/dev/null ||
+		die "mkfs.fat of $_if_img failed"
+	(cd "$_if_dir" && find . -mindepth 1 | LC_ALL=C sort) | while IFS= read -r _if_p; do
+		_if_p=${_if_p#./}
+		if [ -d "$_if_dir/$_if_p" ]; then
+			mmd -i "$_if_img" "::/$_if_p"
+		else
+			mcopy -i "$_if_img" "$_if_dir/$_if_p" "::/$_if_p"
+		fi
+	done || die "mtools failed on $_if_img"
+}
+
+# image_boot_files ROOT: what a root needs to boot from a disk made by
+# disk.sh or by the installer (owlet-install): /usr/lib/owlet/esp-update
+# run by the kernel's and initramfs' hooks and by a path unit watching
+# /etc/kernel/cmdline, the repart.d file that grows the root partition,
+# and the fstab template (/usr/lib/owlet/fstab.in: @ROOT_UUID@,
+# @ESP_UUID@).  Not in the image tree or the containers: only disks boot
+# a kernel of their own.
+image_boot_files() {
+	_ib_f=$here/files/disk
+	install -D -m 0644 "$_ib_f/fstab" "$1/usr/lib/owlet/fstab.in"
+	install -D -m 0644 "$_ib_f/repart.conf" "$1/etc/repart.d/50-root.conf"
+	install -D -m 0755 "$_ib_f/esp-update" "$1/usr/lib/owlet/esp-update"
+	for _ib_d in kernel/postinst.d kernel/postrm.d initramfs/post-update.d; do
+		mkdir -p "$1/etc/$_ib_d"
+		ln -sfn /usr/lib/owlet/esp-update "$1/etc/$_ib_d/zz-owlet-esp"
+	done
+	for _ib_u in owlet-esp-update.path owlet-esp-update.service; do
+		install -D -m 0644 "$_ib_f/$_ib_u" "$1/etc/systemd/system/$_ib_u"
+	done
+	sh "$here/chroot.sh" "$1" systemctl enable --quiet owlet-esp-update.path ||
+		die "systemctl enable owlet-esp-update.path in $1 failed"
 }
 
 # image_begin LOG WORK OUTPUT...: start a build: t0 is now, LOG is

@@ -4,6 +4,7 @@
 #
 #   vm.sh [--disk FILE] [--port N] [--key PUBFILE] [--serial FILE]
 #         [--credential NAME=VALUE]... [--persist] [--daemon PIDFILE]
+#         [--cdrom ISO] [--firmware uefi|bios]
 #
 #   --disk      qcow2 or raw image (default $B/image/owlet-bookworm.qcow2)
 #   --port      host port on 127.0.0.1 forwarded to the guest's port 22
@@ -19,6 +20,9 @@
 #   --persist   write to the disk (default: a snapshot, discarded at exit;
 #               PERSIST=1 does the same)
 #   --daemon    run in the background, the qemu pid written to PIDFILE
+#   --cdrom     also a CD-ROM drive holding ISO (make iso), booted when the
+#               disk has no boot loader (a blank disk to install on)
+#   --firmware  uefi (OVMF, the default) or bios (qemu's SeaBIOS)
 #
 # Networking is qemu's user mode with restrict=on: the guest reaches
 # nothing outside the VM; the only way in is the forward from
@@ -30,7 +34,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 disk=$B/image/owlet-bookworm.qcow2
-port=2222 key= serial= daemon= creds=
+port=2222 key= serial= daemon= creds= cdrom= firmware=uefi
 persist=${PERSIST:-0}
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -41,14 +45,23 @@ while [ $# -gt 0 ]; do
 	--credential) creds="$creds $2"; shift ;;
 	--persist) persist=1 ;;
 	--daemon) daemon=$2; shift ;;
+	--cdrom) cdrom=$2; shift ;;
+	--firmware) firmware=$2; shift ;;
 	*) die "unknown option $1 (see the head of $0)" ;;
 	esac
 	shift
 done
 
 need_tool qemu-system-x86_64 qemu-system-x86
-ovmf=/usr/share/ovmf/OVMF.fd
-[ -r "$ovmf" ] || die "$ovmf missing: install the Debian package ovmf (make deps)"
+case $firmware in
+uefi)
+	ovmf=/usr/share/ovmf/OVMF.fd
+	[ -r "$ovmf" ] || die "$ovmf missing: install the Debian package ovmf (make deps)"
+	fw="-bios $ovmf" ;;
+bios) fw= ;;
+*) die "--firmware $firmware: uefi or bios" ;;
+esac
+[ -z "$cdrom" ] || [ -r "$cdrom" ] || die "$cdrom missing (make iso)"
 [ -r "$disk" ] || die "$disk missing (make disk)"
 case $port in '' | *[!0-9]*) die "--port $port: not a number" ;; esac
 case $persist in 0) snap=on ;; 1) snap=off ;; *) die "PERSIST must be 0 or 1" ;; esac
@@ -78,11 +91,14 @@ else
 	accel="-accel tcg -cpu max"
 fi
 
-set -- -machine q35 $accel -smp 2 -m 2048 -bios "$ovmf" \
+# shellcheck disable=SC2086 # $accel and $fw are lists of options
+set -- -machine q35 $accel -smp 2 -m 2048 $fw \
     -drive "if=virtio,format=$fmt,file=$disk,snapshot=$snap" \
     -netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:22" \
     -device virtio-net-pci,netdev=n0 \
     -device virtio-rng-pci -display none
+[ -z "$cdrom" ] || set -- "$@" -drive "if=ide,media=cdrom,readonly=on,format=raw,file=$cdrom" \
+    -boot order=cd
 [ -z "$smbios" ] || set -- "$@" -smbios "type=11,value=$smbios"
 for c in $creds; do
 	case $c in *=*) ;; *) die "--credential $c: not NAME=VALUE" ;; esac

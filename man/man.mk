@@ -17,17 +17,11 @@ MAN_LINKS    := \
 	man3/ulckpwdf_tcb.3=man3/lckpwdf_tcb.3 \
 	man8/tcb_unconvert.8=man8/tcb_convert.8
 
-# The link pages are generated in the build dir, then installed like pages.
-MAN_LINK_DIR := $(B)/man/links
-
+# The link pages are written straight into DESTDIR (umask-independent,
+# 0644): nothing shared in the build dir, so that concurrent installs
+# into different DESTDIRs (tests run side by side) cannot race.
 install: install-man
 install-man:
-	@rm -rf $(MAN_LINK_DIR)
-	@set -e; for l in $(MAN_LINKS); do \
-	  name=$${l%%=*}; target=$${l#*=}; \
-	  mkdir -p $(MAN_LINK_DIR)/$${name%/*}; \
-	  printf '.so %s\n' "$$target" > $(MAN_LINK_DIR)/$$name; \
-	done
 	set -e; for s in $(MAN_SECTIONS); do \
 	  install -d $(DESTDIR)$(MANDIR)/man$$s; \
 	done
@@ -35,9 +29,10 @@ install-man:
 	  s=$${p##*.}; install -m 0644 $$p $(DESTDIR)$(MANDIR)/man$$s/; \
 	done
 	set -e; for l in $(MAN_LINKS); do \
-	  name=$${l%%=*}; \
+	  name=$${l%%=*}; target=$${l#*=}; \
 	  install -d $(DESTDIR)$(MANDIR)/$${name%/*}; \
-	  install -m 0644 $(MAN_LINK_DIR)/$$name $(DESTDIR)$(MANDIR)/$$name; \
+	  printf '.so %s\n' "$$target" > $(DESTDIR)$(MANDIR)/$$name; \
+	  chmod 0644 $(DESTDIR)$(MANDIR)/$$name; \
 	done
 
 lint-man:

@@ -15,7 +15,7 @@ signify-openbsd aide libsodium-dev strace cppcheck clang-tools-14 debootstrap
 debhelper fakeroot lintian ansible
 e2fsprogs dosfstools mtools fdisk qemu-utils qemu-system-x86 ovmf
 openssh-client iproute2 expect socat
-podman runc gzip xz-utils zstd libcap2-bin"
+podman runc gzip xz-utils zstd libcap2-bin xorriso squashfs-tools"
 # systemd-nspawn (tests/container) comes unpacked, in the version of the
 # host's systemd: installing systemd-container would configure the host.
 extract_pkgs="libpam-passwdqc passwdqc libnss-db

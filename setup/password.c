@@ -158,7 +158,9 @@ password_new(struct setup *s, const char *user, char *hash, size_t hashlen)
 				continue;
 			}
 		}
-		if (hash_password(pass, hash, hashlen) < 0)
+		if (!hash)
+			rc = 0;
+		else if (hash_password(pass, hash, hashlen) < 0)
 			warnx("cannot hash the password (libxcrypt)");
 		else
 			rc = 0;

@@ -7,6 +7,8 @@
  *   owlet-setup [--root DIR] admin del NAME
  *   owlet-setup [--root DIR] admin list
  *   owlet-setup [--root DIR] check
+ *   owlet-setup [--root DIR] [--stdin] password-check USER
+ *   owlet-setup install [--answers FILE] [--source DIR]
  */
 #include <err.h>
 #include <fcntl.h>
@@ -29,7 +31,9 @@ usage(void)
 	    "       owlet-setup [--root DIR] [--stdin] admin add NAME [--key FILE] [--password]\n"
 	    "       owlet-setup [--root DIR] admin del NAME\n"
 	    "       owlet-setup [--root DIR] admin list\n"
-	    "       owlet-setup [--root DIR] check\n");
+	    "       owlet-setup [--root DIR] check\n"
+	    "       owlet-setup [--root DIR] [--stdin] password-check USER\n"
+	    "       owlet-setup install [--answers FILE] [--source DIR]\n");
 	exit(2);
 }
 
@@ -98,6 +102,30 @@ admin(struct setup *s, int argc, char **argv)
 	return admin_add(s, argv[2], key, pass);
 }
 
+/* The installer is a script (owlet-install, docs/install.md) driving
+ * sfdisk, mkfs and this program; it gets a known environment: PATH, the
+ * locale and the terminal's type only. */
+static void __attribute__((noreturn))
+run_installer(struct setup *s, char **argv)
+{
+	char *env[4], term[64];
+	const char *t = getenv("TERM");
+	int n = 0;
+
+	if (s->root[0] || s->use_stdin)
+		usage();
+	env[n++] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
+	env[n++] = "LC_ALL=C.UTF-8";
+	if (t && strlen(t) < sizeof(term) - 5 && owlet_name_ok(t)) {
+		snprintf(term, sizeof(term), "TERM=%s", t);
+		env[n++] = term;
+	}
+	env[n] = NULL;
+	argv[0] = INSTALLER;
+	execve(INSTALLER, argv, env);
+	err(1, "%s", INSTALLER);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -128,6 +156,8 @@ main(int argc, char **argv)
 	    O_CLOEXEC);
 	if (s.rootfd < 0 || (s.etcfd = owlet_open_dir(s.rootfd, "etc")) < 0)
 		err(1, "%s", setup_path(&s, "/etc"));
+	if (strcmp(argv[0], "install") == 0)
+		run_installer(&s, argv);
 	if (strcmp(argv[0], "root-password") == 0 && argc == 1)
 		rc = root_password(&s, 0);
 	else if (strcmp(argv[0], "root-password") == 0 && argc == 2 &&
@@ -137,6 +167,8 @@ main(int argc, char **argv)
 		rc = admin(&s, argc, argv);
 	else if (strcmp(argv[0], "check") == 0 && argc == 1)
 		rc = check_accounts(&s);
+	else if (strcmp(argv[0], "password-check") == 0 && argc == 2)
+		rc = password_new(&s, argv[1], NULL, 0);
 	else
 		usage();
 	if (fflush(stdout) == EOF)

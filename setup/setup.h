@@ -9,6 +9,7 @@
 #include <crypt.h>
 #include <sys/types.h>
 
+#define INSTALLER	"/usr/lib/owlet/owlet-install"
 #define HASH_MAX	CRYPT_OUTPUT_SIZE	/* crypt.h: 384 */
 #define PASS_MAX	256	/* longest password read (passwdqc max=72 by
 				 * default; longer input is refused, not cut) */
@@ -23,7 +24,8 @@ const char *setup_path(const struct setup *s, const char *path);
 
 /* password.c: ask for a new password for USER (twice on a terminal),
  * checked by passwdqc with the system's policy, offering a generated
- * passphrase; the crypt(5) hash into HASH.  0 or -1 (printed). */
+ * passphrase; the crypt(5) hash into HASH (HASH NULL: only the check,
+ * for the installer's answers).  0 or -1 (printed). */
 int password_new(struct setup *s, const char *user, char *hash,
     size_t hashlen);
 

@@ -11,4 +11,6 @@ install: install-setup
 install-setup: $(SETUP)
 	install -d $(DESTDIR)$(SBINDIR)
 	install -m 0700 $(SETUP) $(DESTDIR)$(SBINDIR)/
+	install -d $(DESTDIR)$(PREFIX)/lib/owlet
+	install -m 0755 setup/owlet-install $(DESTDIR)$(PREFIX)/lib/owlet/
 .PHONY: install-setup

@@ -17,7 +17,7 @@ $(B)/tests/bin/pamprobe: tests/bin/tokenconv.h
 # disk) hold shared locks on it while they read it; a build takes the
 # exclusive lock only when its stamp says it must rebuild.
 PROVE_JOBS ?= 2
-TESTS_SLOW := tests/vm/disk.t tests/ansible/ansible.t tests/unit/static.t \
+TESTS_SLOW := tests/iso/iso.t tests/vm/disk.t tests/ansible/ansible.t tests/unit/static.t \
 	tests/sys/privmatrix.t tests/deb/deb.t tests/deb/shadow-tcb.t \
 	tests/image/disk.t tests/container/build.t tests/tcb/shadow-utils.t
 TESTS := $(TESTS_SLOW) $(filter-out $(TESTS_SLOW),$(sort $(wildcard tests/*/*.t)))

@@ -138,8 +138,9 @@ private_root() {
 owlet_root() {
 	private_root need_base "$@"
 	if ! base_overlay "$R" ||
-	    ! make -s -C "$TOP" install DESTDIR="$R" PREFIX=/usr B="$B" >/dev/null 2>&1; then
+	    ! make -s -C "$TOP" install DESTDIR="$R" PREFIX=/usr B="$B" >"$T/install.log" 2>&1; then
 		ok 1 "a copy of the base root with owlet installed"
+		diag "$(tail -n 5 "$T/install.log" 2>/dev/null)"
 		done_testing
 	fi
 }

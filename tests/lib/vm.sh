@@ -16,6 +16,15 @@
 # exit and kills what is left.
 
 OWLET_DISK=$B/image/owlet-bookworm.qcow2
+# re_ok TEXT ERE NAME: ok when the whole multi-line TEXT matches ERE
+# (bash's =~; ${nl} is a newline), for answers of several commands.
+re_ok() {
+	[[ $1 =~ $2 ]]
+	ok $? "$3"
+	[[ $1 =~ $2 ]] || diag "got: '$1'"
+}
+nl=$'\n'
+
 VM_TIMEOUT=${VM_TIMEOUT:-240}
 # ssh's ConnectTimeout in vm_ssh: qemu accepts the forwarded connection at
 # once, so this bounds the wait for sshd's banner (bench/boot.sh polls
@@ -42,6 +51,17 @@ need_disk() {
 	    owlet-bookworm.disk.mtree.minisig
 }
 
+# need_iso: make iso (the image first if needed) or stop the run; then
+# hold a shared lock on $B/image/iso.lock, so no concurrent build replaces
+# the ISO underneath.
+OWLET_ISO=$B/image/owlet-bookworm.iso
+need_iso() {
+	need_make need_iso iso
+	exec 5<"$B/image/iso.lock"
+	flock -s 5
+	need_outputs need_iso owlet-bookworm.iso
+}
+
 VM_NAMES=
 vm_cleanup() {
 	for _vc in $VM_NAMES; do
@@ -53,13 +73,17 @@ vm_cleanup() {
 }
 
 # vm_boot NAME DISK [SIZE]: start VM NAME in the background on an overlay
-# of DISK (made on the first boot of NAME, SIZE larger than DISK if given).
-# VM_KEY=none boots it without root's key, VM_CONSOLE=1 with its serial
-# console on the Unix socket $T/vm.NAME.sock (vm_console) instead of the
-# file $T/vm.NAME.serial; VM_CREDS adds vm.sh options (--credential ...).
+# of DISK (made on the first boot of NAME, SIZE larger than DISK if given;
+# DISK "blank": an empty disk of SIZE).  VM_KEY=none boots it without
+# root's key, VM_CONSOLE=1 with its serial console on the Unix socket
+# $T/vm.NAME.sock (vm_console) instead of the file $T/vm.NAME.serial;
+# VM_CREDS adds vm.sh options (--credential ...), VM_CDROM=ISO a CD-ROM,
+# VM_FIRMWARE=bios legacy BIOS instead of UEFI.
 vm_boot() {
 	_vb=$1
-	if [ ! -e "$T/vm.$_vb.qcow2" ]; then
+	if [ ! -e "$T/vm.$_vb.qcow2" ] && [ "$2" = blank ]; then
+		qemu-img create -q -f qcow2 "$T/vm.$_vb.qcow2" "$3" || return 1
+	elif [ ! -e "$T/vm.$_vb.qcow2" ]; then
 		qemu-img create -q -f qcow2 -F qcow2 -b "$2" "$T/vm.$_vb.qcow2" ${3:+"$3"} ||
 			return 1
 	fi
@@ -80,14 +104,17 @@ vm_boot() {
 	[ "${VM_CONSOLE:-0}" = 0 ] || _vb_serial=unix:$T/vm.$_vb.sock
 	rm -f "$T/vm.$_vb.pid" "$T/vm.$_vb.known_hosts" "$T/vm.$_vb.sock"
 	date +%s > "$T/vm.$_vb.start"
-	# qemu must not inherit need_disk's lock descriptors: a VM left
-	# behind would hold the shared locks and block every later build.
+	# qemu must not inherit need_disk's and need_iso's lock descriptors:
+	# a VM left behind would hold the shared locks and block every later
+	# build.
 	B=$B sh "$TOP/image/vm.sh" --disk "$T/vm.$_vb.qcow2" --port "$_vb_port" \
 	    --key "${VM_KEY:-$T/vm.key.pub}" --serial "$_vb_serial" --persist \
-	    --daemon "$T/vm.$_vb.pid" ${VM_CREDS:-} 6<&- 7<&-
+	    --daemon "$T/vm.$_vb.pid" ${VM_CDROM:+--cdrom "$VM_CDROM"} \
+	    --firmware "${VM_FIRMWARE:-uefi}" ${VM_CREDS:-} 5<&- 6<&- 7<&-
 }
 
-# vm_ssh NAME CMD...: run CMD (a shell command line) as root in the VM.
+# vm_ssh NAME CMD...: run CMD (a shell command line) as root (VM_SSH_USER:
+# another account holding the same key) in the VM.
 # The VM's key only (IdentitiesOnly): sshd allows 3 tries (control sshd),
 # and an agent's keys would be offered first.
 vm_ssh() {
@@ -95,7 +122,7 @@ vm_ssh() {
 	shift
 	ssh -q -p "$(cat "$T/vm.$_vs.port")" -i "$T/vm.key" -o IdentitiesOnly=yes -o BatchMode=yes \
 	    -o StrictHostKeyChecking=accept-new -o "UserKnownHostsFile=$T/vm.$_vs.known_hosts" \
-	    -o ConnectTimeout="$VM_CONNECT_TIMEOUT" -o LogLevel=ERROR root@127.0.0.1 "$@"
+	    -o ConnectTimeout="$VM_CONNECT_TIMEOUT" -o LogLevel=ERROR "${VM_SSH_USER:-root}@127.0.0.1" "$@"
 }
 
 # vm_wait_ssh NAME: wait until root logs in over SSH (VM_TIMEOUT seconds);

@@ -70,12 +70,6 @@ id_b=$(sed -n '/==ID==$/,/^==END==$/p' <<<"$console" | sed '1d;$d' |
 id_cmd='cat /etc/machine-id; ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub | cut -d" " -f2; hostname'
 id_a=$(vm_ssh a "$id_cmd")
 # re_ok STRING REGEX DESC: like, on the whole (multi-line) string
-re_ok() {
-	[[ $1 =~ $2 ]]
-	ok $? "$3"
-	[[ $1 =~ $2 ]] || diag "got: '$1'"
-}
-nl=$'\n'
 re_ok "$id_a" "^[0-9a-f]{32}${nl}SHA256:[^ ]+${nl}owlet\$" "a: machine-id, host key and hostname owlet"
 re_ok "$id_b" "^[0-9a-f]{32}${nl}SHA256:[^ ]+${nl}owlet-b\$" "b: hostname from the system.hostname credential"
 isnt_line() { [ "$(sed -n "$1p" <<<"$id_a")" != "$(sed -n "$1p" <<<"$id_b")" ]; }
