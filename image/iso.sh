@@ -150,7 +150,7 @@ cmp -s "$I/live/initrd.img" "$S/boot/initrd.img-$kver" &&
 
 note "squashfs ($ISO_COMP)"
 case $ISO_COMP in
-zstd) comp="-comp zstd -Xcompression-level 19" ;;
+zstd) comp="-comp zstd -Xcompression-level 15" ;;
 xz) comp="-comp xz -Xbcj x86" ;;
 esac
 # shellcheck disable=SC2086 # options
