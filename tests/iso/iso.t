@@ -9,6 +9,8 @@
 #     with the key credential; no set-uid file, no capability, tcb,
 #     control --check clean, the recovery tools present; root's password
 #     opens nothing until set with owlet-setup, then opens SSH;
+#   - interactive owlet-setup install asks, shows the disk and stops
+#     unless "yes" is typed;
 #   - owlet-setup install --answers refuses a weak root password (with
 #     passwdqc's reason), a disk with a mounted partition and a disk too
 #     small, each in one line, the disk left as it was; then installs;
@@ -122,6 +124,12 @@ answers big disk=/dev/vda "root_password=$PR" swap=8G
 out=$(vm_ssh live 'owlet-setup install --answers /run/big.answers 2>&1; echo rc=$?')
 re_ok "$out" "^owlet-install: disk: /dev/vda: 4096 MiB, too small: the system needs [0-9]+ MiB${nl}rc=1\$" \
     "a disk too small (8 GiB swap on 4 GiB): refused in one line"
+out=$(VM_PORT=$(cat "$T/vm.live.port") VM_KNOWN=$T/vm.live.known_hosts VM_KEY=$T/vm.key \
+    VM_DISK=/dev/vda expect -f "$TOP/tests/iso/interactive.exp" 2>&1)
+rc=$?
+like "$out" "owlet-install: confirm: not confirmed" "interactive: the disk is shown, and only 'yes' erases it"
+is "$rc" 1 "... exit 1"
+is "$(vm_ssh live "$blank")" 0 "... the disk left blank"
 vm_ssh live 'printf "label: gpt\n,\n" | sfdisk -q /dev/vda >/dev/null && mkfs.ext4 -q /dev/vda1 &&
 	mkdir -p /mnt/busy && mount /dev/vda1 /mnt/busy'
 answers busy disk=/dev/vda "root_password=$PR"
