@@ -167,6 +167,29 @@ vm_ssh_up() {
 	awk -v a="$_vu_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f\n", b - a }'
 }
 
+# vm_seal_check NAME WHAT PUB SIG SPEC [PATH...]: in VM NAME, seal verify
+# of the running root against the signed SPEC (PUB, SIG: paths in the VM)
+# reports nothing but the paths every instance makes its own at first
+# boot (docs/image.md lists them) and PATH...; then a file planted in
+# /usr/local/bin is flagged and fails it.  Three TAP lines; WHAT names the
+# spec.
+VM_FIRSTBOOT="proc sys dev run tmp boot/efi
+etc/machine-id $(echo etc/ssh/ssh_host_{ecdsa,ed25519,rsa}_key{,.pub}) root/.ssh
+var/log var/lib/systemd var/cache/ldconfig/aux-cache var/lib/dhcp var/cache/apparmor"
+vm_seal_check() {
+	_sc=$1 _sc_what=$2 _sc_pub=$3 _sc_sig=$4 _sc_spec=$5
+	shift 5
+	_sc_verify="seal verify -j 2 -P $_sc_pub -x $_sc_sig -f $_sc_spec -p / $(
+	    printf -- '--exclude %s ' $VM_FIRSTBOOT "$@")"
+	_sc_t0=$(date +%s)
+	_sc_out=$(vm_ssh "$_sc" "$_sc_verify 2>&1; echo rc=\$?")
+	like "$_sc_out" '^rc=0$' "seal verify of the running root against $_sc_what: only first-boot paths differ ($(($(date +%s) - _sc_t0)) s)"
+	[ "$(tail -n 1 <<<"$_sc_out")" = rc=0 ] || diag "$(head -n 30 <<<"$_sc_out")"
+	_sc_out=$(vm_ssh "$_sc" "printf x > /usr/local/bin/planted; $_sc_verify 2>/dev/null; echo rc=\$?; rm -f /usr/local/bin/planted")
+	like "$_sc_out" 'usr/local/bin/planted: extra' "... and flags a planted file"
+	like "$_sc_out" 'rc=[1-9]' "... failing"
+}
+
 # vm_stop NAME: power the VM off and wait for qemu to exit (60 s, then
 # kill it and return 1).
 vm_stop() {
