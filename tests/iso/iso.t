@@ -19,6 +19,8 @@
 #     running, no failed unit, no set-uid file, control --check clean;
 #     seal verify against the installed baseline reports only first-boot
 #     paths, and flags a planted file;
+#   - the same installed disk rebooted on legacy BIOS (the answers' bios=yes:
+#     extlinux, the GPT MBR);
 #   - legacy BIOS, VM "bios": the ISO boots to the login prompt on the
 #     serial console.
 # The boot-to-SSH and install times are printed.
@@ -145,7 +147,7 @@ re_ok "$out" "no disk= .*${nl}rc=1\$" "an answers file must name the disk"
 # --- the installation -------------------------------------------------------------
 vm_ssh live 'cat > /run/ops.pub' < "$T/vm.key.pub"
 answers good disk=/dev/vda hostname=owlet-inst "root_password=$PR" root_ssh=password \
-    admin=ops admin_key=/run/ops.pub swap=256M
+    admin=ops admin_key=/run/ops.pub swap=256M bios=yes
 t0=$(date +%s)
 out=$(vm_ssh live 'owlet-setup install --answers /run/good.answers 2>&1; echo rc=$?')
 like "$out" "rc=0\$" "owlet-setup install --answers: done ($(($(date +%s) - t0)) s)"
@@ -176,6 +178,16 @@ is "$out" "rc=0${nl}root-password${nl}hardened" "control --check clean; sshd roo
 S=/var/lib/owlet/seal
 vm_seal_check inst "the installed baseline" $S/baseline.pub $S/baseline.mtree.minisig \
     $S/baseline.mtree var/lib/owlet/seal
+vm_stop inst
+ok $? "the installed system powers off"
+
+# --- the same disk on a legacy-BIOS machine (bios=yes: extlinux too) -------------------
+VM_FIRMWARE=bios VM_KEY=none vm_boot inst "$T/vm.live.qcow2" || { ok 1 "qemu starts (inst, BIOS)"; done_testing; }
+vm_wait_ssh inst
+ok $? "the installed disk boots on legacy BIOS too (extlinux)"
+diag "installed disk, BIOS: boot to SSH $VM_BOOT_SECONDS s"
+out=$(vm_ssh inst '[ -d /sys/firmware/efi ] && echo efi || echo bios; hostname; grep -c "^	append initrd=/initrd.img root=PARTUUID=" /boot/extlinux/extlinux.conf')
+is "$out" "bios${nl}owlet-inst${nl}1" "... without UEFI; extlinux.conf made by esp-update from /etc/kernel/cmdline"
 vm_stop inst
 unset VM_SSH_USER
 
