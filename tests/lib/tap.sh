@@ -94,6 +94,14 @@ like() {
 	if printf '%s' "$1" | grep -Eq -- "$2"; then ok 0 "$3"; else
 		ok 1 "$3"; diag "got:  '$1'" "want match: '$2'"; fi
 }
+# re_ok TEXT ERE DESC: passes when the whole multi-line TEXT matches ERE
+# (bash's =~; ${nl} is a newline), for answers of several commands.
+re_ok() {
+	[[ $1 =~ $2 ]]
+	ok $? "$3"
+	[[ $1 =~ $2 ]] || diag "got: '$1'"
+}
+nl=$'\n'
 # unlike GOT REGEX DESC: passes when GOT does not match
 unlike() {
 	if printf '%s' "$1" | grep -Eq -- "$2"; then

@@ -16,14 +16,6 @@
 # exit and kills what is left.
 
 OWLET_DISK=$B/image/owlet-bookworm.qcow2
-# re_ok TEXT ERE NAME: ok when the whole multi-line TEXT matches ERE
-# (bash's =~; ${nl} is a newline), for answers of several commands.
-re_ok() {
-	[[ $1 =~ $2 ]]
-	ok $? "$3"
-	[[ $1 =~ $2 ]] || diag "got: '$1'"
-}
-nl=$'\n'
 
 VM_TIMEOUT=${VM_TIMEOUT:-240}
 # ssh's ConnectTimeout in vm_ssh: qemu accepts the forwarded connection at
@@ -173,8 +165,10 @@ vm_ssh_up() {
 # boot (docs/image.md lists them) and PATH...; then a file planted in
 # /usr/local/bin is flagged and fails it.  Three TAP lines; WHAT names the
 # spec.
-VM_FIRSTBOOT="proc sys dev run tmp boot/efi
-etc/machine-id $(echo etc/ssh/ssh_host_{ecdsa,ed25519,rsa}_key{,.pub}) root/.ssh
+VM_FIRSTBOOT="proc sys dev run tmp boot/efi etc/machine-id
+etc/ssh/ssh_host_ecdsa_key etc/ssh/ssh_host_ecdsa_key.pub
+etc/ssh/ssh_host_ed25519_key etc/ssh/ssh_host_ed25519_key.pub
+etc/ssh/ssh_host_rsa_key etc/ssh/ssh_host_rsa_key.pub root/.ssh
 var/log var/lib/systemd var/cache/ldconfig/aux-cache var/lib/dhcp var/cache/apparmor"
 vm_seal_check() {
 	_sc=$1 _sc_what=$2 _sc_pub=$3 _sc_sig=$4 _sc_spec=$5
@@ -184,7 +178,8 @@ vm_seal_check() {
 	_sc_t0=$(date +%s)
 	_sc_out=$(vm_ssh "$_sc" "$_sc_verify 2>&1; echo rc=\$?")
 	like "$_sc_out" '^rc=0$' "seal verify of the running root against $_sc_what: only first-boot paths differ ($(($(date +%s) - _sc_t0)) s)"
-	[ "$(tail -n 1 <<<"$_sc_out")" = rc=0 ] || diag "$(head -n 30 <<<"$_sc_out")"
+	[ "$(printf '%s\n' "$_sc_out" | tail -n 1)" = rc=0 ] ||
+		diag "$(printf '%s\n' "$_sc_out" | head -n 30)"
 	_sc_out=$(vm_ssh "$_sc" "printf x > /usr/local/bin/planted; $_sc_verify 2>/dev/null; echo rc=\$?; rm -f /usr/local/bin/planted")
 	like "$_sc_out" 'usr/local/bin/planted: extra' "... and flags a planted file"
 	like "$_sc_out" 'rc=[1-9]' "... failing"
