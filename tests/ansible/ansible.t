@@ -127,14 +127,16 @@ mkdir -p "$T/key" "$T/home"
 "$B/bin/seal" keygen -W -f -p "$T/key/owlet.pub" -s "$T/key/owlet.sec" >/dev/null 2>&1
 ok $? "a seal key pair for the controller"
 
-# play [ARGS...]: site.yml against both hosts; output in $T/play.N
+# play [ARGS...]: site.yml against both hosts; output in $T/play.N.
+# stdin is /dev/null: ansible refuses a non-blocking stdin, and the one
+# inherited from CI was left O_NONBLOCK by an earlier step (CI stop 23).
 n=0
 play() {
 	n=$((n + 1))
 	HOME=$T/home ANSIBLE_CONFIG=$T/ansible.cfg ANSIBLE_LOCAL_TEMP=$T/home/tmp \
 	    ANSIBLE_NOCOLOR=1 ANSIBLE_PIPELINING=1 ANSIBLE_HOST_KEY_CHECKING=0 \
 	    ansible-playbook -i "$T/inventory" "$TOP/contrib/ansible/site.yml" "$@" \
-	    >"$T/play.$n" 2>&1
+	    </dev/null >"$T/play.$n" 2>&1
 	_rc=$?
 	[ -z "${KEEPLOG:-}" ] || cp "$T/play.$n" "$KEEPLOG/"
 	return $_rc
