@@ -12,6 +12,11 @@
 #   make deb DEB_SHADOW=0        leave out owlet-shadow-tcb (built from
 #                                Debian's shadow source, downloaded once;
 #                                left out by itself when that fails)
+#   make deb-repack DEB_FROM=DIR DEB_OUT=DIR2 DEB_VERSION=V
+#                                the packages of one make deb (DIR) as
+#                                version V in DIR2: same files, only the
+#                                version fields changed (mk/deb-repack.sh;
+#                                the upgrade tests' "next" version; root)
 DEB_OUT     ?= $(B)/deb
 DEB_VERSION ?=
 DEB_LINTIAN ?= 1
@@ -21,4 +26,8 @@ deb:
 	@B=$(B) DEB_OUT=$(DEB_OUT) DEB_VERSION=$(DEB_VERSION) \
 	  DEB_LINTIAN=$(DEB_LINTIAN) DEB_SHADOW=$(DEB_SHADOW) sh mk/deb.sh
 
-.PHONY: deb
+deb-repack:
+	@DEB_FROM=$(DEB_FROM) DEB_OUT=$(DEB_OUT) DEB_VERSION=$(DEB_VERSION) \
+	  sh mk/deb-repack.sh
+
+.PHONY: deb deb-repack

@@ -172,29 +172,33 @@ step_rc() { cat "$1/var/tmp/owlet-system/$2.rc" 2>/dev/null || echo missing; }
 
 # need_debs DIR [next]: owlet's packages, copied into DIR (which must not
 # exist yet): this version (debian/changelog's, lintian passed: DIR/
-# lintian.txt) or, with "next", version $DEB_NEXT (the same tree as a
-# newer version, for upgrades; lintian skipped).  Each of the two is built
-# once for every test (make deb's stamp) in $B/deb and $B/deb-next and
-# copied under a shared lock on its DEB_OUT/lock, which a rebuild takes
-# exclusively.  On failure the test ends with one failed TAP line showing
-# the end of the build log (DIR.log).
+# lintian.txt) or, with "next", the same packages repacked as version
+# $DEB_NEXT (make deb-repack: a newer version of the same tree, for
+# upgrades).  Each of the two is made once for every test (the stamps) in
+# $B/deb and $B/deb-next and copied under a shared lock on its
+# DEB_OUT/lock, which a rebuild takes exclusively.  On failure the test
+# ends with one failed TAP line showing the end of the build log
+# (DIR.log).
 # (the version read with sed: this runs whenever a test sources this file,
 # dpkg-parsechangelog would start perl every time)
 DEB_NEXT=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' "$TOP/debian/changelog")+next
 need_debs() {
-	_nd_out=$B/deb _nd_args=
-	[ "${2:-}" != next ] ||
-		_nd_out=$B/deb-next _nd_args="DEB_VERSION=$DEB_NEXT DEB_LINTIAN=0"
-	# shellcheck disable=SC2086 # two words or none
-	if ! make -s -C "$TOP" deb B="$B" DEB_OUT="$_nd_out" $_nd_args >"$1.log" 2>&1; then
+	_nd_out=$B/deb
+	if ! { make -s -C "$TOP" deb B="$B" DEB_OUT="$_nd_out" &&
+	    if [ "${2:-}" = next ]; then
+		_nd_out=$B/deb-next
+		make -s -C "$TOP" deb-repack DEB_FROM="$B/deb" DEB_OUT="$_nd_out" \
+		    DEB_VERSION="$DEB_NEXT"
+	    fi; } >"$1.log" 2>&1; then
 		ok 1 "make deb builds owlet's packages"
 		diag "$(tail -n 20 "$1.log")"
 		done_testing
 	fi
 	mkdir "$1" &&
-	    (flock -s 9 && cp "$_nd_out"/*.deb "$_nd_out"/*.changes "$1"/ &&
-	    { [ ! -f "$_nd_out/lintian.txt" ] || cp "$_nd_out/lintian.txt" "$1"/; }
-	    ) 9<"$_nd_out/lock" ||
+	    (flock -s 9 && cp "$_nd_out"/*.deb "$1"/ &&
+	    for _nd_f in "$_nd_out"/*.changes "$_nd_out/lintian.txt"; do
+		[ ! -f "$_nd_f" ] || cp "$_nd_f" "$1"/ || exit
+	    done) 9<"$_nd_out/lock" ||
 		{ ok 1 "owlet's packages copied from $_nd_out"; done_testing; }
 }
 
