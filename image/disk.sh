@@ -162,6 +162,11 @@ sh "$here/apt-install.sh" "$R" "$log" "$kpkg" initramfs-tools systemd-boot-efi a
 ls "$R"/boot/vmlinuz-* >/dev/null 2>&1 || die "no kernel in $R/boot after apt (log: $log)"
 
 image_boot_files "$R"
+# The root partition and file system grow to fill the virtual disk at
+# first boot (systemd-repart, systemd-growfs via x-systemd.growfs).  Not
+# on the live ISO (an overlay) nor from the installer (it sizes the
+# partition to the disk).
+install -D -m 0644 "$here/files/disk/repart.conf" "$R/etc/repart.d/50-root.conf"
 sed -e "s/@ROOT_UUID@/$root_uuid/" -e "s/@ESP_UUID@/$esp_fsuuid/" \
     "$R/usr/lib/owlet/fstab.in" > "$R/etc/fstab"
 printf 'root=PARTUUID=%s rw console=tty0 console=ttyS0,115200\n' "$root_partuuid" \

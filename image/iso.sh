@@ -110,9 +110,6 @@ case $kver in
 '' | *[!a-z0-9.+~-]*) die "not exactly one kernel in $S/boot: '$kver' (log: $log)" ;;
 esac
 image_boot_files "$S"
-# No growing of the root partition: the live root is an overlay, and the
-# installer makes the root partition fill its disk.
-rm "$S/etc/repart.d/50-root.conf"
 # The live system's line; the installer writes the installed one.
 printf '%s\n' "$LIVE_CMDLINE" > "$S/etc/kernel/cmdline"
 # Root may log in over SSH with the password set on the live console
@@ -174,12 +171,8 @@ serial=$(printf '%s iso-efi' "$SOURCE_DATE_EPOCH" | sha256sum | cut -c1-8)
 image_fat "$W/efi" "$I/boot/efi.img" "$efi_kib" "$serial" OWLET-EFI
 
 # --- packages, specs --------------------------------------------------------
-exec 4>>"$D/lock"
-flock -s 4
-for p in $IMAGE_PKGS libtcb-dev; do
-	cp "$D/${p}"_*.deb "$I/debs/" || die "$D: no ${p}_*.deb (make deb)"
-done
-exec 4<&-
+# shellcheck disable=SC2086 # a list of package names
+image_copy_debs "$I/debs" $IMAGE_PKGS libtcb-dev
 cp "$pub" "$I/owlet.pub"
 sum_sq=$(sha256sum "$I/live/filesystem.squashfs" | cut -d' ' -f1)
 "$SEAL" sign -s "$key" -c "owlet live system spec" \

@@ -11,6 +11,7 @@
 #                       exists under its final name only complete
 #   image_key           key= and pub=: the seal key pair signing the specs
 #   image_clean ROOT [--keep-host-keys]  the shipping clean-up of a root
+#   image_copy_debs DIR PKG...  copy one .deb of each PKG into DIR
 #   image_debs ROOT     copy owlet's packages into ROOT for apt (below)
 #   image_tar DIR OUT   the reproducible tarball of a tree
 #   image_fat DIR IMG KIB SERIAL LABEL [FATSIZE]  a FAT image of a tree
@@ -149,28 +150,39 @@ image_clean() {
 	) || die "clean-up of $1 failed"
 }
 
-# image_debs ROOT: copy one .deb of each of owlet's packages that an image
-# holds (IMAGE_PKGS) from
-# $D into ROOT/var/tmp/owlet-debs, all of one make deb (its stamp is
-# written after the last package), under a shared lock on $D/lock; sets
-# debs= to their paths inside ROOT, for apt-install.sh.  apt reads them in
-# place; var/tmp is emptied by image_clean.
-image_debs() {
-	_id_root=$1
-	mkdir -p "$D" "$_id_root/var/tmp/owlet-debs"
+# image_copy_debs DIR PKG...: copy the one .deb of each PKG from $D into
+# DIR, all of one make deb (its stamp is written after the last package),
+# under a shared lock on $D/lock; sets copied= to the files' names.
+image_copy_debs() {
+	_ic_dir=$1
+	shift
+	mkdir -p "$D" "$_ic_dir"
 	exec 4>>"$D/lock"
 	flock -s 4
 	[ -f "$D/stamp" ] || die "no complete build of owlet's packages in $D (make deb)"
-	debs=
-	for _id_p in $IMAGE_PKGS; do
-		set -- "$D/${_id_p}"_*.deb
+	copied=
+	for _ic_p; do
+		set -- "$D/${_ic_p}"_*.deb
 		if [ $# != 1 ] || [ ! -f "$1" ]; then
-			die "$D: not exactly one ${_id_p}_*.deb (make deb; owlet-shadow-tcb needs Debian's shadow source)"
+			die "$D: not exactly one ${_ic_p}_*.deb (make deb; owlet-shadow-tcb needs Debian's shadow source)"
 		fi
-		cp "$1" "$_id_root/var/tmp/owlet-debs/"
-		debs="$debs /var/tmp/owlet-debs/${1##*/}"
+		cp "$1" "$_ic_dir/" || die "copying $1 to $_ic_dir failed"
+		copied="$copied ${1##*/}"
 	done
 	exec 4<&-
+}
+
+# image_debs ROOT: owlet's packages that an image holds (IMAGE_PKGS) into
+# ROOT/var/tmp/owlet-debs (image_copy_debs); sets debs= to their paths
+# inside ROOT, for apt-install.sh.  apt reads them in place; var/tmp is
+# emptied by image_clean.
+image_debs() {
+	# shellcheck disable=SC2086 # a list of package names
+	image_copy_debs "$1/var/tmp/owlet-debs" $IMAGE_PKGS
+	debs=
+	for _id_f in $copied; do
+		debs="$debs /var/tmp/owlet-debs/$_id_f"
+	done
 }
 
 # image_tar DIR OUT: the tarball of the tree DIR (docs/image.md, "The
@@ -208,14 +220,12 @@ image_fat() {
 # image_boot_files ROOT: what a root needs to boot from a disk made by
 # disk.sh or by the installer (owlet-install): /usr/lib/owlet/esp-update
 # run by the kernel's and initramfs' hooks and by a path unit watching
-# /etc/kernel/cmdline, the repart.d file that grows the root partition,
-# and the fstab template (/usr/lib/owlet/fstab.in: @ROOT_UUID@,
+# /etc/kernel/cmdline, and the fstab template (/usr/lib/owlet/fstab.in: @ROOT_UUID@,
 # @ESP_UUID@).  Not in the image tree or the containers: only disks boot
 # a kernel of their own.
 image_boot_files() {
 	_ib_f=$here/files/disk
 	install -D -m 0644 "$_ib_f/fstab" "$1/usr/lib/owlet/fstab.in"
-	install -D -m 0644 "$_ib_f/repart.conf" "$1/etc/repart.d/50-root.conf"
 	install -D -m 0755 "$_ib_f/esp-update" "$1/usr/lib/owlet/esp-update"
 	for _ib_d in kernel/postinst.d kernel/postrm.d initramfs/post-update.d; do
 		mkdir -p "$1/etc/$_ib_d"
