@@ -88,7 +88,7 @@ fi
 if [ -w /dev/kvm ] && [ -r /dev/kvm ]; then
 	accel="-accel kvm -cpu host"
 else
-	accel="-accel tcg -cpu max"
+	accel="-accel tcg -cpu ${VM_TCG_CPU:-max}"
 fi
 
 # shellcheck disable=SC2086 # $accel and $fw are lists of options

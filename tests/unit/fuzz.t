@@ -4,6 +4,8 @@
 # crash, leak, timeout or out-of-memory file.  Long runs: make fuzz.
 . "$(dirname "$0")/../lib/tap.sh"
 
+[ -z "$OWLET_SANITIZE" ] ||
+	skip_all "the fuzz targets carry ASan and UBSan in every build: the plain make check ran them"
 command -v clang >/dev/null 2>&1 || skip_all "clang not installed (make deps)"
 T=$(mktemp -d /tmp/owlet-fuzz.XXXXXX)
 trap 'rm -rf "$T"' EXIT
