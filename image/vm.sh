@@ -88,7 +88,13 @@ fi
 if [ -w /dev/kvm ] && [ -r /dev/kvm ]; then
 	accel="-accel kvm -cpu host"
 else
-	accel="-accel tcg -cpu ${VM_TCG_CPU:-max}"
+	# Under TCG, -cpu max without ERMS and FSRM: with them the guest's
+	# kernel zeroes and copies pages with rep stosb/movsb, which TCG
+	# emulates a byte at a time (the hardening's init_on_free stalled a
+	# live boot for 70 s freeing its initramfs); without them it uses
+	# rep stosq.  Boots to SSH took a fifth less, owlet's and stock
+	# Debian's alike (docs/benchmarks.md).  VM_TCG_CPU overrides.
+	accel="-accel tcg -cpu ${VM_TCG_CPU:-max,-erms,-fsrm}"
 fi
 
 # shellcheck disable=SC2086 # $accel and $fw are lists of options
