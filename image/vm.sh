@@ -28,6 +28,7 @@
 # nothing outside the VM; the only way in is the forward from
 # 127.0.0.1:PORT.  KVM when /dev/kvm is usable, TCG otherwise.  UEFI
 # firmware: OVMF, without NVRAM (the disk boots from the removable path).
+# VM_TCG_CPU: qemu's -cpu under TCG (default max,-erms,-fsrm: below).
 set -eu
 prog=vm.sh
 here=$(cd "$(dirname "$0")" && pwd)
