@@ -15,7 +15,8 @@
 #                     a stock Debian minbase from the same pipeline
 #   make bench-bootparams  boot time and a small workload with owlet's
 #                     kernel boot parameters vs Debian's, on one VM of the
-#                     owlet disk (BENCH_BOOTS=3 rounds)
+#                     owlet disk (BENCH_BOOTS=3 rounds; BENCH_ONE="P..."
+#                     measures each parameter P alone against Debian's)
 # bench-tcb runs first: a freshly deleted 1M-file tree slows ext4 inode
 # allocation for minutes.  bench-passwd then waits until bench-tcb's roots
 # are removed in the background and BENCH_SETTLE (360 s) old, about 18

@@ -26,6 +26,9 @@
 #
 # Knobs: BENCH_BOOTS (rounds, default 3), BENCH_POLL (seconds between SSH
 # attempts, default 0.25), VM_TIMEOUT (seconds a boot may take, 600).
+# BENCH_ONE="P..." (e.g. "init_on_free=1 pti=on"): instead, each round
+# boots Debian's line, then Debian's line plus one parameter P at a time,
+# and each is compared with Debian's: which parameter costs what.
 #
 # Invariants: no qemu outlives the script (vm_cleanup at every exit); the
 # built disk is never written (an overlay in $T); it is booted under
@@ -59,11 +62,13 @@ boot() {
 	BOOT_S=$(vm_ssh_up p "$_t0" "$POLL") || die "no SSH"
 	vm_ssh p 'timeout 300 systemctl is-system-running --wait' >/dev/null || :
 }
-# switch BOOTPARAMS IOMMU: set the states, wait (60 s) until the boot
-# entry holds /etc/kernel/cmdline, power off.
+# switch BOOTPARAMS IOMMU [EXTRA]: set the states, append EXTRA (one
+# parameter) to /etc/kernel/cmdline, wait (60 s) until the boot entry
+# holds /etc/kernel/cmdline, power off.
 switch() {
 	_rc=0
 	_out=$(vm_ssh p "control bootparams $1 && control iommu $2 || exit 3
+	    [ -z '${3:-}' ] || echo \"\$(cat /etc/kernel/cmdline) ${3:-}\" > /etc/kernel/cmdline || exit 3
 	    i=0; while [ \$i -lt 60 ]; do
 		o=\$(tr -s \" \n\" \"  \" < /etc/kernel/cmdline | sed \"s/ *\$//\")
 		grep -rqsxF \"options \$o\" /boot/efi/loader/entries && exit 0
@@ -85,7 +90,7 @@ i=0; while [ $i -lt 2000 ]; do /bin/true; i=$((i + 1)); done; c=$(t)
 dd if=/dev/zero of=/var/tmp/bench.io bs=1M count=64 conv=fsync status=none
 echo 3 > /proc/sys/vm/drop_caches; cat /var/tmp/bench.io > /dev/null; rm -f /var/tmp/bench.io; d=$(t)
 awk -v a="$a" -v b="$b" -v c="$c" -v d="$d" "BEGIN { printf \"alloc %.3f\nexec %.3f\nio %.3f\n\", b - a, c - b, d - c }"'
-measure() {	# measure STATE ROUND
+measure() {	# measure STATE ROUND [EXTRA]
 	boot
 	_ssh=$BOOT_S
 	echo "$1.ssh $2 $_ssh" >> "$RES"
@@ -94,6 +99,8 @@ measure() {	# measure STATE ROUND
 	"hardened "*slab_nomerge*init_on_free=1*) ;;
 	"debian "*slab_nomerge* | "debian "*init_on_free=1* | hardened*)
 		die "$1: /proc/cmdline is not the state's: $_cl" ;;
+	"+"*" "*"${3:-}"*) ;;
+	"+"*) die "$1: /proc/cmdline lacks ${3:-}: $_cl" ;;
 	esac
 	vm_ssh p "$WORK" | while read -r k v; do echo "$1.$k $2 $v"; done >> "$RES"
 	echo "  round $2, $1: SSH after $_ssh s; $(awk -v s="$1" -v r="$2" \
@@ -104,21 +111,48 @@ accel=TCG
 [ -r /dev/kvm ] && [ -w /dev/kvm ] && accel=KVM
 echo "owlet bench: kernel boot parameters, hardened vs Debian's, one VM"
 machine ", qemu $accel"
-echo "rounds: $BOOTS (hardened, then debian), after one first boot"
+if [ -n "${BENCH_ONE:-}" ]; then
+	echo "rounds: $BOOTS (debian, then debian plus each of: $BENCH_ONE), after one first boot"
+else
+	echo "rounds: $BOOTS (hardened, then debian), after one first boot"
+fi
 boot
 echo "  first boot: SSH after $BOOT_S s (not counted)"
 i=1
 while [ "$i" -le "$BOOTS" ]; do
-	switch hardened strict
-	measure hardened "$i"
+	if [ -z "${BENCH_ONE:-}" ]; then
+		switch hardened strict
+		measure hardened "$i"
+	fi
 	switch debian debian
 	measure debian "$i"
+	for p in ${BENCH_ONE:-}; do
+		switch debian debian "$p"
+		measure "+$p" "$i" "$p"
+	done
 	i=$((i + 1))
 done
 # leave the overlay as it began (it is removed anyway)
 vm_stop p || :
 
 echo
+if [ -n "${BENCH_ONE:-}" ]; then
+	echo "median of $BOOTS, each against Debian's line (ratio: with P / without)"
+	printf '%-28s %10s %10s %10s %10s\n' "" ssh alloc exec io
+	for p in debian $BENCH_ONE; do
+		case $p in debian) l=debian ;; *) l=+$p ;; esac
+		printf '%-28s' "$l"
+		for k in ssh alloc exec io; do
+			if [ "$p" = debian ]; then
+				printf ' %8.2f s' "$(med "debian.$k")"
+			else
+				printf ' %9sx' "$(ratio "$(med "+$p.$k")" "$(med "debian.$k")")"
+			fi
+		done
+		echo
+	done
+	exit 0
+fi
 echo "median of $BOOTS          hardened     debian  hardened/debian"
 for k in ssh alloc exec io; do
 	h=$(med "hardened.$k") d=$(med "debian.$k")
