@@ -64,9 +64,10 @@ boot() {
 }
 # switch BOOTPARAMS IOMMU [EXTRA]: set the states; with BENCH_ONE, the
 # first switch keeps Debian's line in /root/cmdline.debian and the later
-# ones write it plus EXTRA (one parameter) in one go, without control (two
-# quick writes could leave the entry behind: the path unit); wait (60 s) until the boot entry
-# holds /etc/kernel/cmdline, power off.
+# ones write it plus EXTRA (one parameter) in one go, without control
+# (control and then a second quick write once left the entry on the
+# first line: the path unit, not yet explained); wait (60 s) until the
+# boot entry holds /etc/kernel/cmdline, power off.
 switch() {
 	_rc=0
 	_out=$(vm_ssh p "if [ -n '${BENCH_ONE:-}' ] && [ -f /root/cmdline.debian ]; then

@@ -220,8 +220,8 @@ image_fat() {
 # image_boot_files ROOT: what a root needs to boot from a disk made by
 # disk.sh or by the installer (owlet-install): /usr/lib/owlet/esp-update
 # run by the kernel's and initramfs' hooks and by a path unit watching
-# /etc/kernel/cmdline, and the fstab template (/usr/lib/owlet/fstab.in: @ROOT_UUID@,
-# @ESP_UUID@).  Not in the image tree or the containers: only disks boot
+# /etc/kernel/cmdline, and the fstab template (/usr/lib/owlet/fstab.in:
+# @ROOT_UUID@, @ESP_UUID@).  Not in the image tree or the containers: only disks boot
 # a kernel of their own.
 image_boot_files() {
 	_ib_f=$here/files/disk

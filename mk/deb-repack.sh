@@ -26,8 +26,8 @@ DEB_VERSION=${DEB_VERSION:-}
 [ -n "$DEB_FROM" ] && [ -n "$DEB_OUT" ] && [ -n "$DEB_VERSION" ] ||
 	die "usage: make deb-repack DEB_FROM=DIR DEB_OUT=DIR DEB_VERSION=VERSION"
 case $DEB_VERSION in
-[0-9]*) case $DEB_VERSION in *[!A-Za-z0-9.+~-]*) die "DEB_VERSION=$DEB_VERSION: not a Debian version without epoch" ;; esac ;;
-*) die "DEB_VERSION=$DEB_VERSION: not a Debian version without epoch" ;;
+[!0-9]* | *[!A-Za-z0-9.+~-]*)
+	die "DEB_VERSION=$DEB_VERSION: not a Debian version without epoch" ;;
 esac
 [ "$(id -u)" = 0 ] || die "run as root: the packages' owners are kept"
 command -v dpkg-deb >/dev/null || die "dpkg-deb missing"

@@ -3,8 +3,8 @@
 # report nothing beyond the justified entries of tests/static/*.supp.
 # scan-build builds everything again in build-scan (about two minutes on
 # two CPUs); the fuzz targets are left to make lint (SCAN_FUZZ=0:
-# mk/lint.mk says why).  Not repeated by the sanitizer suite: the analysis does not
-# depend on how the tree under test was built.
+# mk/lint.mk says why).  Not repeated by the sanitizer suite: the
+# analysis does not depend on how the tree under test was built.
 . "$(dirname "$0")/../lib/tap.sh"
 
 [ -z "$OWLET_SANITIZE" ] ||
