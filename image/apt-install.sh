@@ -6,10 +6,11 @@
 #
 # Invariants: runs in a private mount namespace of its own, where apt's
 # lists and archives of the build cache are bound over ROOT's (downloads
-# stay cached, none lands in ROOT); the base's apt lists are used first,
-# for the versions the base was made with, and updated only when they no
-# longer resolve; no service starts (policy-rc.d); the build host's
-# resolv.conf is in ROOT only meanwhile.  On failure: exit 1 with one line.
+# stay cached, none lands in ROOT; the cache's lock is held only while
+# apt downloads, see below); the base's apt lists are used first, for the
+# versions the base was made with, and updated only when they no longer
+# resolve; no service starts (policy-rc.d); the build host's resolv.conf
+# is in ROOT only meanwhile.  On failure: exit 1 with one line.
 set -eu
 prog=apt-install.sh
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +30,20 @@ if ! sh "$here/chroot.sh" "$root" apt-get -q -y --print-uris \
     -o APT::Install-Recommends=false install "$@" >>"$log" 2>&1; then
 	image_apt "$root" "$log" update
 fi
-image_apt "$root" "$log" install "$@"
-umount "$root/var/cache/apt/archives" "$root/var/lib/apt/lists"
+# The downloads under the cache's lock; the install itself (dpkg, and a
+# kernel's initramfs: minutes under load) from hard links of the cached
+# .debs in ROOT's own archives, so that a concurrent build (the disk and
+# the ISO are made side by side) need not wait for it.
+image_apt "$root" "$log" install --download-only "$@"
+umount "$root/var/cache/apt/archives"
+A=$B/cache/rootfs/debs/apt
+for f in "$A"/*.deb; do
+	[ -f "$f" ] || continue
+	ln "$f" "$root/var/cache/apt/archives/" 2>/dev/null ||
+		cp "$f" "$root/var/cache/apt/archives/" || die "cannot copy $f into $root"
+done
+image_apt_own "$root" "$log" install "$@"
+rm -f "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/apt/archives/lock
+umount "$root/var/lib/apt/lists"
 rm -f "$root/etc/resolv.conf" "$root"/var/cache/apt/*.bin
 image_no_services "$root" off

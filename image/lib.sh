@@ -79,15 +79,24 @@ image_apt_cache() {
 # (image_apt_cache): apt's own locks there would fail a concurrent build
 # ("Could not get lock .../archives/lock") instead of waiting, so each run
 # holds $B/cache/rootfs/apt.lock exclusively (flock -o: not passed on).
-image_apt() {
-	_ia_root=$1 _ia_log=$2
-	shift 2
-	mkdir -p "$B/cache/rootfs" && flock -o "$B/cache/rootfs/apt.lock" \
-	    sh "$here/chroot.sh" "$_ia_root" env DEBIAN_FRONTEND=noninteractive \
+# image_apt_own ROOT LOG ARGS...: the same without that lock, for a run
+# that only reads the shared lists and has archives of its own (an
+# install whose packages apt-install.sh downloaded first).
+image_apt() { _image_apt lock "$@"; }
+image_apt_own() { _image_apt own "$@"; }
+_image_apt() {
+	_ia_lock=$1 _ia_root=$2 _ia_log=$3 _ia_cmd=$4
+	shift 3
+	set -- sh "$here/chroot.sh" "$_ia_root" env DEBIAN_FRONTEND=noninteractive \
 	    apt-get -q -y -o Dpkg::Options::=--force-confdef \
 	    -o Dpkg::Options::=--force-confold \
-	    -o APT::Install-Recommends=false "$@" >>"$_ia_log" 2>&1 ||
-		die "apt-get $1 in $_ia_root failed: $(tail -n 1 "$_ia_log") (log: $_ia_log)"
+	    -o APT::Install-Recommends=false "$@"
+	if [ "$_ia_lock" = lock ]; then
+		mkdir -p "$B/cache/rootfs"
+		set -- flock -o "$B/cache/rootfs/apt.lock" "$@"
+	fi
+	"$@" >>"$_ia_log" 2>&1 ||
+		die "apt-get $_ia_cmd in $_ia_root failed: $(tail -n 1 "$_ia_log") (log: $_ia_log)"
 }
 
 # image_no_services ROOT on|off: while on, policy-rc.d in ROOT forbids
