@@ -60,9 +60,13 @@ plan() { echo "1..$1"; _tap_planned=1; }
 skip_all() { _san_check || exit 1; echo "1..0 # SKIP $*"; exit 0; }
 diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }	# every line a comment
 
-# ok STATUS DESC: STATUS is an exit code (0 = pass).
+# ok STATUS DESC: STATUS is an exit code (0 = pass).  With OWLET_TAP_TIMES
+# set to a file, each result is also appended to it with the time (epoch
+# seconds) and the test's name: where a long test spends its time.
 ok() {
 	_tap_n=$((_tap_n + 1))
+	[ -z "${OWLET_TAP_TIMES:-}" ] ||
+		printf '%s %s %s %s\n' "$(date +%s)" "${0#"$TOP"/}" "$_tap_n" "$2" >> "$OWLET_TAP_TIMES"
 	if [ "$1" -eq 0 ]; then
 		echo "ok $_tap_n - $2"
 	else
