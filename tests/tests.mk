@@ -15,9 +15,12 @@ $(B)/tests/bin/pamprobe: tests/bin/tokenconv.h
 # Two at a time (PROVE_JOBS), the slowest first so that the run does not
 # end on one of them alone.  Tests that share an output (the image, the
 # disk) hold shared locks on it while they read it; a build takes the
-# exclusive lock only when its stamp says it must rebuild.
+# exclusive lock only when its stamp says it must rebuild.  static.t
+# (compilers only) comes second: it runs while iso.t builds the packages
+# and the image, steps that leave a CPU idle, where vm/disk.t would only
+# wait for them.
 PROVE_JOBS ?= 2
-TESTS_SLOW := tests/iso/iso.t tests/vm/disk.t tests/ansible/ansible.t tests/unit/static.t \
+TESTS_SLOW := tests/iso/iso.t tests/unit/static.t tests/vm/disk.t tests/ansible/ansible.t \
 	tests/sys/privmatrix.t tests/deb/deb.t tests/deb/shadow-tcb.t \
 	tests/image/disk.t tests/container/build.t tests/tcb/shadow-utils.t
 TESTS := $(TESTS_SLOW) $(filter-out $(TESTS_SLOW),$(sort $(wildcard tests/*/*.t)))
