@@ -33,7 +33,13 @@ case $D in /*) ;; *) D=$top/$D ;; esac
 IMAGE_PKGS="libtcb0 libnss-tcb libpam-tcb owlet-control seal owlet-shadow-tcb"
 
 die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
-note() { printf '%s: %s\n' "$prog" "$*" >&2; }
+# note MSG: progress on stderr; in a build (image_begin), also in its log
+# with the seconds since it began, to see where a build spends its time.
+note() {
+	printf '%s: %s\n' "$prog" "$*" >&2
+	[ -z "${t0:-}" ] || [ -z "${log:-}" ] ||
+		printf '== %s: +%s s: %s\n' "$prog" "$(($(date +%s) - t0))" "$*" >> "$log"
+}
 
 need_root() {
 	[ "$(id -u)" = 0 ] || die "must be run as root ($1)"
