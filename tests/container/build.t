@@ -2,8 +2,8 @@
 # make container (image/container.sh) read from outside, without running
 # a container (that is oci.t and system.t): the OCI layouts and archives
 # (index, manifest, config, annotations, digests), the signed specs of the
-# layers, a byte-identical rebuild of every output, and bad input
-# (one-line errors, nothing under a final name).
+# layers, a byte-identical rebuild of every output (with OWLET_REBUILD=1),
+# and bad input (one-line errors, nothing under a final name).
 . "$(dirname "$0")/../lib/root.sh"
 . "$(dirname "$0")/../lib/image.sh"
 . "$(dirname "$0")/../lib/container.sh"
@@ -84,16 +84,20 @@ sha256sum $outs > "$T/sums"
 exec 5<&- 7<&-	# need_container's shared locks: container.sh takes container.lock exclusively
 out=$(B=$B sh "$TOP/image/container.sh" 2>&1)
 like "$out" "up to date" "make container with nothing changed rebuilds nothing"
-rm -f "$N.container.stamp"
-t0=$(date +%s)
-out=$(B=$B sh "$TOP/image/container.sh" 2>&1)
-ok $? "make container again from scratch ($(($(date +%s) - t0)) s)"
-[ -s "$N.container.stamp" ] || diag "$out"
-# shellcheck disable=SC2086
-sha256sum $outs > "$T/sums2"
-out=$(diff "$T/sums" "$T/sums2")
-ok $? "... gives byte-identical outputs (OCI archives, specs, signatures, LXC, Proxmox)"
-[ -z "$out" ] || diag "$out"
+if rebuild_wanted; then
+	rm -f "$N.container.stamp"
+	t0=$(date +%s)
+	out=$(B=$B sh "$TOP/image/container.sh" 2>&1)
+	ok $? "make container again from scratch ($(($(date +%s) - t0)) s)"
+	[ -s "$N.container.stamp" ] || diag "$out"
+	# shellcheck disable=SC2086
+	sha256sum $outs > "$T/sums2"
+	out=$(diff "$T/sums" "$T/sums2")
+	ok $? "... gives byte-identical outputs (OCI archives, specs, signatures, LXC, Proxmox)"
+	[ -z "$out" ] || diag "$out"
+else
+	skip "make container again from scratch: byte-identical outputs" "OWLET_REBUILD=1 runs it"
+fi
 
 # --- bad input ---------------------------------------------------------------------------
 # (--tree with another NAME: the built outputs stay for the other tests)

@@ -237,3 +237,10 @@ base_debs() {
 		cp "$B/cache/debs/$_bd_f" "$_bd_dir/" || return 1
 	done
 }
+
+# rebuild_wanted: OWLET_REBUILD=1 asks for the byte-identical rebuilds of
+# the disk, the containers and the ISO (tests/image/disk.t,
+# tests/container/build.t, tests/iso/iso.t).  Each takes about as long as
+# its build, so a plain make check leaves them out (its CI time goal);
+# `make check OWLET_REBUILD=1` or OWLET_REBUILD=1 prove TEST runs them.
+rebuild_wanted() { [ "${OWLET_REBUILD:-0}" = 1 ]; }
