@@ -38,7 +38,7 @@ die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
 note() {
 	printf '%s: %s\n' "$prog" "$*" >&2
 	[ -z "${t0:-}" ] || [ -z "${log:-}" ] ||
-		printf '== %s: +%s s: %s\n' "$prog" "$(($(date +%s) - t0))" "$*" >> "$log"
+		printf '== %s: +%s s: %s\n' "$prog" "$(($(date +%s) - t0))" "$*" >> "$log" || :
 }
 
 need_root() {
