@@ -146,8 +146,10 @@ cmp -s "$I/live/initrd.img" "$S/boot/initrd.img-$kver" &&
 	die "the live initramfs is the system's: live-boot missing (log: $log)"
 
 note "squashfs ($ISO_COMP)"
+# zstd level 9: 1 MiB larger than level 15 (169 against 168 MiB of the
+# system's 606 MB) and three times faster (8 s against 26 s on two CPUs).
 case $ISO_COMP in
-zstd) comp="-comp zstd -Xcompression-level 15" ;;
+zstd) comp="-comp zstd -Xcompression-level 9" ;;
 xz) comp="-comp xz -Xbcj x86" ;;
 esac
 # shellcheck disable=SC2086 # options
