@@ -99,22 +99,16 @@ like "$out" 'rc=0$' "control --check: no drift"
 # (dash would not do: its read takes a byte per read(2), and a file like
 # ping_group_range answers only the first).
 sysctls=$(vm_ssh a 'n=0; for f in /etc/sysctl.d/*control*.conf; do
-	set -f
 	while IFS= read -r l; do
 		case $l in "#"* | "") continue ;; esac
-		set -- ${l%%=*}; k=$1; set -- ${l#*=}; v=$*
-		p=
-		while :; do case $k in *.*) p=$p${k%%.*}/ k=${k#*.} ;; *) p=$p$k; break ;; esac; done
+		set -f; set -- ${l%%=*}; k=$1; set -- ${l#*=}; v=$*; set +f
 		# a key with "*" (network: every interface) is each file it matches
-		set +f
-		for p in /proc/sys/$p; do
-			live=; read -r live < "$p"; set -f; set -- $live; live=$*
+		for p in /proc/sys/${k//.//}; do
+			live=; read -r live < "$p"; set -f; set -- $live; live=$*; set +f
 			n=$((n + 1))
 			[ "$live" = "$v" ] || echo "DRIFT $p: file $v, live $live"
 		done
-		set -f
 	done < "$f"
-	set +f
 done; echo "keys=$n"')
 like "$sysctls" '^keys=[1-9][0-9]*$' "every sysctl control sets reads back from /proc/sys ($(tail -n 1 <<<"$sysctls"))"
 
