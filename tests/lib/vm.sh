@@ -57,6 +57,9 @@ need_iso() {
 VM_NAMES=
 vm_cleanup() {
 	for _vc in $VM_NAMES; do
+		for _vc_s in "$T/vm.$_vc".*.ctl; do
+			[ -S "$_vc_s" ] && ssh -q -o ControlPath="$_vc_s" -O exit vm 2>/dev/null
+		done
 		[ -s "$T/vm.$_vc.pid" ] && kill -9 "$(cat "$T/vm.$_vc.pid")" 2>/dev/null
 		# one whose pid file is gone: by its overlay's name
 		pkill -9 -f -- "file=$T/vm\.$_vc\.qcow2," 2>/dev/null || :
@@ -94,7 +97,7 @@ vm_boot() {
 	: > "$T/vm.$_vb.serial"
 	_vb_serial=$T/vm.$_vb.serial
 	[ "${VM_CONSOLE:-0}" = 0 ] || _vb_serial=unix:$T/vm.$_vb.sock
-	rm -f "$T/vm.$_vb.pid" "$T/vm.$_vb.known_hosts" "$T/vm.$_vb.sock"
+	rm -f "$T/vm.$_vb.pid" "$T/vm.$_vb.known_hosts" "$T/vm.$_vb.sock" "$T/vm.$_vb".*.ctl
 	date +%s > "$T/vm.$_vb.start"
 	# qemu must not inherit need_disk's and need_iso's lock descriptors:
 	# a VM left behind would hold the shared locks and block every later
@@ -108,12 +111,18 @@ vm_boot() {
 # vm_ssh NAME CMD...: run CMD (a shell command line) as root (VM_SSH_USER:
 # another account holding the same key) in the VM.
 # The VM's key only (IdentitiesOnly): sshd allows 3 tries (control sshd),
-# and an agent's keys would be offered first.
+# and an agent's keys would be offered first.  One connection per VM and
+# user carries every command (ControlMaster, the socket $T/vm.NAME.USER.ctl):
+# under TCG a new connection's key exchange and login take 2-3 s of the
+# guest's CPU, a session on an open one a fraction of that.  The master
+# ends with the VM's connection (power-off, vm_cleanup); vm_boot removes
+# a dead one's socket, so each boot's first command checks the host key.
 vm_ssh() {
 	_vs=$1
 	shift
 	ssh -q -p "$(cat "$T/vm.$_vs.port")" -i "$T/vm.key" -o IdentitiesOnly=yes -o BatchMode=yes \
 	    -o StrictHostKeyChecking=accept-new -o "UserKnownHostsFile=$T/vm.$_vs.known_hosts" \
+	    -o ControlMaster=auto -o "ControlPath=$T/vm.$_vs.%r.ctl" -o ControlPersist=yes \
 	    -o ConnectTimeout="$VM_CONNECT_TIMEOUT" -o LogLevel=ERROR "${VM_SSH_USER:-root}@127.0.0.1" "$@"
 }
 
@@ -214,6 +223,15 @@ vm_stop() {
 		sleep 1
 	done
 	rm -f "$T/vm.$_vt.pid"
+}
+
+# vm_kill NAME: stop VM NAME at once (qemu killed), for a VM no later
+# check boots again: a clean power-off takes 10-15 s of emulation.
+vm_kill() {
+	_vk_pid=$(cat "$T/vm.$1.pid" 2>/dev/null) || return 0
+	kill -9 "$_vk_pid" 2>/dev/null
+	while kill -0 "$_vk_pid" 2>/dev/null; do sleep 0.2; done
+	rm -f "$T/vm.$1.pid"
 }
 
 # vm_ssh_pw NAME USER PASS CMD: run CMD as USER, logged in with a password
