@@ -150,9 +150,16 @@ vm_ssh live 'cat > /run/ops.pub' < "$T/vm.key.pub"
 answers good disk=/dev/vda hostname=owlet-inst "root_password=$PR" root_ssh=password \
     admin=ops admin_key=/run/ops.pub swap=256M bios=yes
 t0=$(date +%s)
-out=$(vm_ssh live 'owlet-setup install --answers /run/good.answers 2>&1; echo rc=$?')
+# each line of the installer's as it comes, with its time: the steps' durations
+out=$(vm_ssh live 'owlet-setup install --answers /run/good.answers 2>&1; echo rc=$?' |
+    while IFS= read -r l; do
+	printf '%s\n' "$l"
+	printf '%s %s\n' "$EPOCHSECONDS" "$l" >> "$T/install.times"
+    done)
 like "$out" "rc=0\$" "owlet-setup install --answers: done ($(($(date +%s) - t0)) s)"
 [ "$(tail -n 1 <<<"$out")" = rc=0 ] || diag "$out"
+diag "install steps (s): $(awk -v t="$t0" -v w=start '/^[0-9]+ (owlet-install: |rc=)/ {
+	if (w != "") printf "%s %d; ", w, $1 - t; t = $1; w = $3 }' "$T/install.times")"
 like "$out" "baseline's public key: " "... it prints the baseline's public key"
 grep -q "$PR" <<<"$out"
 ok $((! $?)) "... and never the password"
@@ -188,7 +195,7 @@ ok $? "the installed disk boots on legacy BIOS too (extlinux)"
 diag "installed disk, BIOS: boot to SSH $VM_BOOT_SECONDS s"
 out=$(vm_ssh inst '[ -d /sys/firmware/efi ] && echo efi || echo bios; hostname; grep -c "^	append initrd=/initrd.img root=PARTUUID=" /boot/extlinux/extlinux.conf')
 is "$out" "bios${nl}owlet-inst${nl}1" "... without UEFI; extlinux.conf made by esp-update from /etc/kernel/cmdline"
-vm_stop inst
+vm_kill inst	# not booted again: no clean power-off needed
 unset VM_SSH_USER
 
 # --- legacy BIOS: the live system's login prompt -------------------------------------
