@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "owlet.h"
@@ -126,6 +127,21 @@ run_installer(struct setup *s, char **argv)
 	err(1, "%s", INSTALLER);
 }
 
+/* On the console (owlet-root-password.service) systemd hangs the
+ * terminal up as soon as we exit (TTYVHangup=yes), which discards what the
+ * serial line has not sent yet: "root password set", or the error that
+ * ended the run, was lost so under load.  At every exit, wait until the
+ * terminal has sent it all. */
+static void
+drain_terminals(void)
+{
+	fflush(NULL);
+	if (isatty(STDOUT_FILENO))
+		tcdrain(STDOUT_FILENO);
+	if (isatty(STDERR_FILENO))
+		tcdrain(STDERR_FILENO);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -138,6 +154,8 @@ main(int argc, char **argv)
 	int ch, rc;
 
 	umask(077);
+	if (atexit(drain_terminals) != 0)
+		errx(1, "atexit failed");
 	while ((ch = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		if (ch == 'r')
 			s.root = strcmp(optarg, "/") == 0 ? "" : optarg;
