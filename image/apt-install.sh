@@ -10,7 +10,13 @@
 # apt downloads, see below); the base's apt lists are used first, for the
 # versions the base was made with, and updated only when they no longer
 # resolve; no service starts (policy-rc.d); the build host's resolv.conf
-# is in ROOT only meanwhile.  On failure: exit 1 with one line.
+# is in ROOT only meanwhile.  A kernel (linux-image-*) is installed by a
+# second apt run, after everything else: its initramfs is then made once,
+# by the kernel's own hook.  In one run, initramfs-tools' postinst defers
+# an update to its trigger, which made the same initramfs a second time
+# after the kernel's (about a minute under load); initramfs-tools, when
+# listed, and every package with an initramfs hook, come first.  On
+# failure: exit 1 with one line.
 set -eu
 prog=apt-install.sh
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,7 +48,20 @@ for f in "$A"/*.deb; do
 	ln "$f" "$root/var/cache/apt/archives/" 2>/dev/null ||
 		cp "$f" "$root/var/cache/apt/archives/" || die "cannot copy $f into $root"
 done
-image_apt_own "$root" "$log" install "$@"
+kernels= others=
+for p; do
+	case $p in
+	linux-image-*) kernels="$kernels $p" ;;
+	*) others="$others $p" ;;
+	esac
+done
+# shellcheck disable=SC2086 # package names: no blanks, no globs
+if [ -n "$kernels" ] && [ -n "$others" ]; then
+	image_apt_own "$root" "$log" install $others
+	image_apt_own "$root" "$log" install $kernels
+else
+	image_apt_own "$root" "$log" install "$@"
+fi
 rm -f "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/apt/archives/lock
 umount "$root/var/lib/apt/lists"
 rm -f "$root/etc/resolv.conf" "$root"/var/cache/apt/*.bin
