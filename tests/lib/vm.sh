@@ -58,7 +58,7 @@ VM_NAMES=
 vm_cleanup() {
 	for _vc in $VM_NAMES; do
 		for _vc_s in "$T/vm.$_vc".*.ctl; do
-			[ -S "$_vc_s" ] && ssh -q -o ControlPath="$_vc_s" -O exit vm 2>/dev/null
+			[ ! -S "$_vc_s" ] || ssh -q -o ControlPath="$_vc_s" -O exit vm 2>/dev/null || :
 		done
 		[ -s "$T/vm.$_vc.pid" ] && kill -9 "$(cat "$T/vm.$_vc.pid")" 2>/dev/null
 		# one whose pid file is gone: by its overlay's name
