@@ -60,7 +60,7 @@ vm_cleanup() {
 		for _vc_s in "$T/vm.$_vc".*.ctl; do
 			[ ! -S "$_vc_s" ] || ssh -q -o ControlPath="$_vc_s" -O exit vm 2>/dev/null || :
 		done
-		[ -s "$T/vm.$_vc.pid" ] && kill -9 "$(cat "$T/vm.$_vc.pid")" 2>/dev/null
+		vm_kill "$_vc"
 		# one whose pid file is gone: by its overlay's name
 		pkill -9 -f -- "file=$T/vm\.$_vc\.qcow2," 2>/dev/null || :
 	done
