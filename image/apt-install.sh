@@ -48,7 +48,7 @@ for f in "$A"/*.deb; do
 	ln "$f" "$root/var/cache/apt/archives/" 2>/dev/null ||
 		cp "$f" "$root/var/cache/apt/archives/" || die "cannot copy $f into $root"
 done
-kernels= others=
+kernels='' others=''
 for p; do
 	case $p in
 	linux-image-*) kernels="$kernels $p" ;;
@@ -56,12 +56,9 @@ for p; do
 	esac
 done
 # shellcheck disable=SC2086 # package names: no blanks, no globs
-if [ -n "$kernels" ] && [ -n "$others" ]; then
-	image_apt_own "$root" "$log" install $others
-	image_apt_own "$root" "$log" install $kernels
-else
-	image_apt_own "$root" "$log" install "$@"
-fi
+[ -z "$others" ] || image_apt_own "$root" "$log" install $others
+# shellcheck disable=SC2086
+[ -z "$kernels" ] || image_apt_own "$root" "$log" install $kernels
 rm -f "$root"/var/cache/apt/archives/*.deb "$root"/var/cache/apt/archives/lock
 umount "$root/var/lib/apt/lists"
 rm -f "$root/etc/resolv.conf" "$root"/var/cache/apt/*.bin
