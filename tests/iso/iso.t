@@ -159,7 +159,7 @@ out=$(vm_ssh live 'owlet-setup install --answers /run/good.answers 2>&1; echo rc
 like "$out" "rc=0\$" "owlet-setup install --answers: done ($(($(date +%s) - t0)) s)"
 [ "$(tail -n 1 <<<"$out")" = rc=0 ] || diag "$out"
 diag "install steps (s): $(awk -v t="$t0" -v w=start '/^[0-9]+ (owlet-install: |rc=)/ {
-	if (w != "") printf "%s %d; ", w, $1 - t; t = $1; w = $3 }' "$T/install.times")"
+	printf "%s %d; ", w, $1 - t; t = $1; w = $3 }' "$T/install.times")"
 like "$out" "baseline's public key: " "... it prints the baseline's public key"
 grep -q "$PR" <<<"$out"
 ok $((! $?)) "... and never the password"
