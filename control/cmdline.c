@@ -28,6 +28,8 @@
 #include "owlet.h"
 
 #define CMDLINE_FILE	"/" CTL_CMDLINE_FILE
+#define ESP_FLAG_DIR	"run/owlet"
+#define ESP_FLAG	"esp-update.stale"
 #define PROC_CMDLINE_MAX	8192	/* COMMAND_LINE_SIZE is 2048 on x86 */
 
 static int
@@ -111,6 +113,46 @@ cmdline_holds(struct ctl *c, const struct act *a)
 	return 0;
 }
 
+/* Is the running kernel this root's (not a chroot's, a container's)? */
+static int
+kernel_is_ours(const struct ctl *c)
+{
+	return c->live && !c->chroot && !c->container;
+}
+
+/*
+ * A line written on the running system is also flagged for the boot
+ * entries: owlet-esp-update.path starts esp-update when the file changes
+ * (PathChanged=), but systemd stops watching while esp-update runs and
+ * never looks back, so a second switch made meanwhile would reach the
+ * ESP only at the next kernel update.  The flag is level-triggered
+ * (PathExists=, checked again when the service ends); esp-update removes
+ * it before it reads the file.  /run is root's: a failure is reported,
+ * the switch itself stands.
+ */
+static void
+flag_boot_entries(const struct ctl *c)
+{
+	int dfd, fd = -1;
+
+	if (!kernel_is_ours(c))
+		return;
+	if (mkdirat(c->rootfd, ESP_FLAG_DIR, 0755) == 0 || errno == EEXIST) {
+		dfd = openat(c->rootfd, ESP_FLAG_DIR,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd >= 0) {
+			fd = openat(dfd, ESP_FLAG, O_WRONLY | O_CREAT |
+			    O_NOFOLLOW | O_CLOEXEC, 0644);
+			close(dfd);
+		}
+	}
+	if (fd < 0)
+		warn("/%s/%s: the boot entries may not follow; run "
+		    "/usr/lib/owlet/esp-update", ESP_FLAG_DIR, ESP_FLAG);
+	else
+		close(fd);
+}
+
 int
 cmdline_apply(struct ctl *c, const struct act *a)
 {
@@ -155,6 +197,8 @@ cmdline_apply(struct ctl *c, const struct act *a)
 	    out, used);
 	free(data);
 	free(out);
+	if (rc == 0)
+		flag_boot_entries(c);
 	return rc;
 }
 
@@ -185,7 +229,7 @@ cmdline_pending(struct ctl *c, const struct act *a)
 	size_t len = 0, plen;
 	int rc, pending = 0;
 
-	if (!c->live || c->chroot || c->container)
+	if (!kernel_is_ours(c))
 		return 0;
 	if (!(proc = malloc(PROC_CMDLINE_MAX)))
 		return 0;

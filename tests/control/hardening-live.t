@@ -161,8 +161,9 @@ rm -f "$L/etc/sysctl.d/99-sysctl-control.conf"
 
 rm -f "$L/etc/control.d/states"
 # --- boot parameters: the file, and the kernel's /proc/cmdline
-out=$(live '$CTL bootparams hardened; echo rc=$?; $CTL bootparams; $CTL --check; echo check=$?; $CTL')
+out=$(live '$CTL bootparams hardened; echo rc=$?; ls /run/owlet; $CTL bootparams; $CTL --check; echo check=$?; $CTL')
 like "$out" "^rc=0\$" "bootparams hardened on the running system"
+like "$out" "^esp-update.stale\$" "... flagged for the boot entries (owlet-esp-update.path)"
 like "$out" "^hardened\$" "... reads hardened (the file)"
 like "$out" "bootparams: takes effect at the next boot" "... noted: the running kernel has none of it"
 like "$out" "^check=0\$" "... and that is not drift"
@@ -172,5 +173,7 @@ out=$(live '$CTL bootparams')
 is "$out" hardened "booted with them: hardened, no note"
 out=$(live container '$CTL bootparams')
 is "$out" hardened "in a container /proc/cmdline is the host's: no note"
+out=$(live container '$CTL bootparams debian; echo rc=$?; ls -d /run/owlet 2>/dev/null')
+is "$out" "rc=0" "... a switch there flags no boot entry update (no kernel of its own)"
 
 done_testing
