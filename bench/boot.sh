@@ -122,29 +122,7 @@ boot_one() {
 	_an=$(vm_ssh "$_n" 'systemd-analyze time' | head -n 1) || :
 	_used=$(vm_ssh "$_n" 'df -B1 --output=used / | tail -n 1') || :
 	echo "$_n.used $_i ${_used:-0}" >> "$RES"
-	# "Startup finished in 1.2s (firmware) + 870ms (loader) + ... = 20s"
-	echo "$_an" | awk -v n="$_n" -v i="$_i" '
-	function secs(s,   t, k, p, m, v) {
-		t = 0; k = split(s, p, " ")
-		for (m = 1; m <= k; m++) {
-			v = p[m]
-			if (v ~ /min$/) t += substr(v, 1, length(v) - 3) * 60
-			else if (v ~ /ms$/) t += substr(v, 1, length(v) - 2) / 1000
-			else if (v ~ /us$/) t += substr(v, 1, length(v) - 2) / 1e6
-			else if (v ~ /h$/) t += substr(v, 1, length(v) - 1) * 3600
-			else if (v ~ /s$/) t += substr(v, 1, length(v) - 1)
-		}
-		return t
-	}
-	/^Startup finished in / {
-		sub(/^Startup finished in /, ""); sub(/ = .*/, "")
-		k = split($0, part, / \+ /)
-		for (j = 1; j <= k; j++) {
-			name = part[j]; sub(/.*\(/, "", name); sub(/\).*/, "", name)
-			val = part[j]; sub(/ \(.*/, "", val)
-			printf "%s.%s %s %.3f\n", n, name, i, secs(val)
-		}
-	}' >> "$RES"
+	echo "$_an" | startup_parts "$_n" "$_i" >> "$RES"
 	echo "  $_n boot $_i: SSH after $_s s; $_st; ${_an:-no systemd-analyze}"
 	vm_stop "$_n" || echo "  $_n boot $_i: did not power off within 60 s, killed"
 }

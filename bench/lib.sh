@@ -70,6 +70,35 @@ ratio() { awk -v a="$1" -v b="$2" -v p="${3:-2}" 'BEGIN { if (b > 0) printf "%."
 # lines), 0 when there is none.
 med() { awk -v k="$1" '$1 == k { print $3 }' "$RES" | median_of || echo 0; }
 
+# startup_parts NAME I: from systemd-analyze time's first line on stdin
+# ("Startup finished in 1.2s (firmware) + 870ms (loader) + ... = 20s"),
+# "NAME.PART I SECONDS" lines for $RES (PART: firmware, loader, kernel,
+# initrd, userspace).
+startup_parts() {
+	awk -v n="$1" -v i="$2" '
+	function secs(s,   t, k, p, m, v) {
+		t = 0; k = split(s, p, " ")
+		for (m = 1; m <= k; m++) {
+			v = p[m]
+			if (v ~ /min$/) t += substr(v, 1, length(v) - 3) * 60
+			else if (v ~ /ms$/) t += substr(v, 1, length(v) - 2) / 1000
+			else if (v ~ /us$/) t += substr(v, 1, length(v) - 2) / 1e6
+			else if (v ~ /h$/) t += substr(v, 1, length(v) - 1) * 3600
+			else if (v ~ /s$/) t += substr(v, 1, length(v) - 1)
+		}
+		return t
+	}
+	/^Startup finished in / {
+		sub(/^Startup finished in /, ""); sub(/ = .*/, "")
+		k = split($0, part, / \+ /)
+		for (j = 1; j <= k; j++) {
+			name = part[j]; sub(/.*\(/, "", name); sub(/\).*/, "", name)
+			val = part[j]; sub(/ \(.*/, "", val)
+			printf "%s.%s %s %.3f\n", n, name, i, secs(val)
+		}
+	}'
+}
+
 # machine MORE: the "machine:" line of the header, MORE (may be empty)
 # appended.
 machine() {
