@@ -147,6 +147,28 @@ vm_wait_ssh() {
 	done
 }
 
+# vm_wait_serial NAME TEXT: wait until the serial console shows TEXT (a
+# fixed string; VM_TIMEOUT seconds from the boot's start); sets
+# VM_BOOT_SECONDS.  On failure, prints the console's tail as TAP comments
+# and returns 1.
+vm_wait_serial() {
+	_vw=$1
+	_vw_t0=$(cat "$T/vm.$_vw.start")
+	while :; do
+		if grep -qF "$2" "$T/vm.$_vw.serial" 2>/dev/null; then
+			VM_BOOT_SECONDS=$(($(date +%s) - _vw_t0))
+			return 0
+		fi
+		if [ $(($(date +%s) - _vw_t0)) -ge "$VM_TIMEOUT" ] ||
+		    ! kill -0 "$(cat "$T/vm.$_vw.pid" 2>/dev/null || echo 0)" 2>/dev/null; then
+			echo "# VM $_vw: no \"$2\" on the console after $(($(date +%s) - _vw_t0)) s:"
+			tail -n 30 "$T/vm.$_vw.serial" | sed 's/^/#   /'
+			return 1
+		fi
+		sleep 1
+	done
+}
+
 # vm_ssh_up NAME T0 POLL: for the benchmarks: wait until root logs in over
 # SSH, one attempt every POLL seconds, each of at most 2 s (an attempt made
 # before the guest's network is up hangs until the connect timeout);
