@@ -27,7 +27,8 @@
 # not part of make check.
 #
 # Knobs: BENCH_BOOTS (rounds, default 3), BENCH_POLL (seconds between SSH
-# attempts, default 0.25), VM_TIMEOUT (seconds a boot may take, 600).
+# attempts, default 0.25), VM_TIMEOUT (seconds a boot may take, 600),
+# BENCH_WORK=0 (no workload: the boot figures only).
 # BENCH_ONE="P..." (e.g. "init_on_free=1 pti=on"): instead, each round
 # boots Debian's line, then Debian's line plus one parameter P at a time,
 # and each is compared with Debian's: which parameter costs what.
@@ -35,8 +36,8 @@
 # Invariants: no qemu outlives the script (vm_cleanup at every exit); the
 # built disk is never written (an overlay in $T); it is booted under
 # shared locks on $B/image/lock and disk.lock.
-# shellcheck disable=SC2034 # MEDIAN_DECIMALS, VM_TIMEOUT: read by the
-# sourced libraries
+# shellcheck disable=SC2034,SC2086 # MEDIAN_DECIMALS, VM_TIMEOUT: read by
+# the sourced libraries; $KEYS is a word list, split on purpose
 set -eu
 ME=bootparams.sh
 MEDIAN_DECIMALS=3
@@ -113,11 +114,17 @@ measure() {	# measure STATE ROUND [EXTRA]
 	"+"*) die "$1: /proc/cmdline lacks ${3:-}: $_cl" ;;
 	esac
 	vm_ssh p 'systemd-analyze time' | head -n 1 | startup_parts "$1" "$2" >> "$RES"
-	vm_ssh p "$WORK" | while read -r k v; do echo "$1.$k $2 $v"; done >> "$RES"
+	[ "$WORK_RUNS" = 0 ] ||
+		vm_ssh p "$WORK" | while read -r k v; do echo "$1.$k $2 $v"; done >> "$RES"
 	echo "  round $2, $1: SSH after $_ssh s; $(awk -v s="$1" -v r="$2" \
 	    'index($1, s ".") == 1 && $2 == r && $1 ~ /[.](kernel|alloc|exec|io)$/ { sub(/.*\./, "", $1); printf "%s %s s  ", $1, $3 }' "$RES")"
 }
 
+# BENCH_WORK=0: boot figures only (the workload takes about a minute a
+# boot under TCG)
+WORK_RUNS=${BENCH_WORK:-1}
+KEYS="ssh kernel alloc exec io"
+[ "$WORK_RUNS" != 0 ] || KEYS="ssh kernel"
 accel=TCG
 [ -r /dev/kvm ] && [ -w /dev/kvm ] && accel=KVM
 echo "owlet bench: kernel boot parameters, hardened vs Debian's, one VM"
@@ -149,11 +156,13 @@ vm_stop p || :
 echo
 if [ -n "${BENCH_ONE:-}" ]; then
 	echo "median of $BOOTS, each against Debian's line (ratio: with P / without)"
-	printf '%-28s %10s %10s %10s %10s %10s\n' "" ssh kernel alloc exec io
+	printf '%-28s' ""
+	printf ' %10s' $KEYS
+	echo
 	for p in debian $BENCH_ONE; do
 		case $p in debian) l=debian ;; *) l=+$p ;; esac
 		printf '%-28s' "$l"
-		for k in ssh kernel alloc exec io; do
+		for k in $KEYS; do
 			if [ "$p" = debian ]; then
 				printf ' %8.2f s' "$(med "debian.$k")"
 			else
@@ -165,7 +174,7 @@ if [ -n "${BENCH_ONE:-}" ]; then
 	exit 0
 fi
 echo "median of $BOOTS          hardened     debian  hardened/debian"
-for k in ssh kernel alloc exec io; do
+for k in $KEYS; do
 	h=$(med "hardened.$k") d=$(med "debian.$k")
 	printf '%-18s %9.2f s %9.2f s %8s\n' "$k" "$h" "$d" "$(ratio "$h" "$d")"
 done
