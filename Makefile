@@ -71,4 +71,4 @@ clean:
 # Objects reached through pattern rules are not intermediate files to delete.
 .SECONDARY:
 
-.PHONY: all check install deps demo clean bench rootfs image shell boot disk vm container iso
+.PHONY: all check check-build install deps demo clean bench rootfs image shell boot disk vm container iso

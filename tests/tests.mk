@@ -12,16 +12,14 @@ $(B)/tests/bin/%: tests/bin/%.c $(COMMON_A) $(LIBTCB_SO)
 	  -Wl,-rpath,$(abspath $(B))/lib -L$(B)/lib -ltcb -lcrypt -lpam -lpthread -ldl
 $(B)/tests/bin/pamprobe: tests/bin/tokenconv.h
 
-# Two at a time (PROVE_JOBS), the slowest first so that the run does not
-# end on one of them alone.  Tests that share an output (the image, the
-# disk) hold shared locks on it while they read it; a build takes the
-# exclusive lock only when its stamp says it must rebuild.  static.t
-# (compilers only) comes second: it runs while iso.t builds the packages
-# and the image, steps that leave a CPU idle, where vm/disk.t would only
-# wait for them.  TESTS_SLOW is in the order of CI's durations (plain;
-# the sanitizer pass skips the VM, image and container tests at once,
-# and its own slowest, privmatrix, shadow-utils, fault-pam, control, are
-# then near the front too); the rest, each under ~25 s, alphabetically.
+# Two at a time (PROVE_JOBS; CI runs three), the slowest first so that
+# the run does not end on one of them alone.  Tests that share an output
+# (the image, the disk) hold shared locks on it while they read it; a
+# build takes the exclusive lock only when its stamp says it must
+# rebuild.  static.t (compilers only) comes second: it runs while iso.t
+# builds the packages and the image, steps that leave a CPU idle, where
+# vm/disk.t would only wait for them.  TESTS_SLOW is in the order of CI's
+# durations; the rest, each under ~25 s, alphabetically.
 PROVE_JOBS ?= 2
 TESTS_SLOW := tests/iso/iso.t tests/unit/static.t tests/vm/disk.t tests/ansible/ansible.t \
 	tests/sys/privmatrix.t tests/deb/deb.t tests/deb/shadow-tcb.t \
@@ -32,8 +30,34 @@ TESTS_SLOW := tests/iso/iso.t tests/unit/static.t tests/vm/disk.t tests/ansible/
 	tests/pam/password.t
 TESTS := $(TESTS_SLOW) $(filter-out $(TESTS_SLOW),$(sort $(wildcard tests/*/*.t)))
 
-check: all $(TEST_BINS)
-	B=$(abspath $(B)) prove --timer -j$(PROVE_JOBS) $(PROVE_FLAGS) $(TESTS)
+# make check CHECK_SANITIZED=1 (CI): the suite against this build and,
+# in the same prove run, against the sanitizer build $(SAN_B) (made here
+# first), each of whose tests is listed as $(SAN_B):tests/DIR/NAME.t
+# (tests/lib/run.sh).  One run keeps both CPUs busy: the sanitizer
+# build's tests fill the time that this build's VM and image tests spend
+# waiting (for qemu, for a lock on a shared build), and nothing waits at
+# the end of a first run for its last slow test.  The sanitizer build's
+# slowest tests come right after the four slowest here; its VM, image and
+# container tests skip at once.
+SAN_B ?= build-san
+TESTS_SAN_SLOW := tests/sys/privmatrix.t tests/control/control.t tests/tcb/shadow-utils.t \
+	tests/sys/fault-pam.t tests/control/hardening.t
+ifeq ($(CHECK_SANITIZED),1)
+TESTS_RUN := $(wordlist 1,4,$(TESTS)) $(addprefix $(SAN_B):,$(filter $(TESTS),$(TESTS_SAN_SLOW))) \
+	$(wordlist 5,$(words $(TESTS)),$(TESTS)) \
+	$(addprefix $(SAN_B):,$(filter-out $(TESTS_SAN_SLOW),$(TESTS)))
+else
+TESTS_RUN := $(TESTS)
+endif
+
+check-build: all $(TEST_BINS)
+
+check: check-build
+ifeq ($(CHECK_SANITIZED),1)
+	$(MAKE) --no-print-directory B=$(SAN_B) SANITIZE=1 CHECK_SANITIZED= check-build
+endif
+	B=$(abspath $(B)) prove --timer -j$(PROVE_JOBS) --exec '$(CURDIR)/tests/lib/run.sh' \
+	  $(PROVE_FLAGS) $(TESTS_RUN)
 
 # Sanitizer build: a hook that turns LeakSanitizer off in processes without
 # owlet code and in those it cannot check (set-ID, traced), preloaded with
@@ -43,5 +67,5 @@ ifeq ($(SANITIZE),1)
 $(B)/tests/lsan_off.so: tests/lib/lsan_off.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $<
-check: $(B)/tests/lsan_off.so
+check-build: $(B)/tests/lsan_off.so
 endif

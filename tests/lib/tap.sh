@@ -57,6 +57,9 @@ need_plain_build() {
 
 _tap_planned=
 plan() { echo "1..$1"; _tap_planned=1; }
+# The test's name in messages: its path, and the build when it is the
+# sanitizer's (make check CHECK_SANITIZED=1 runs the suite on both).
+_tap_name=${0#"$TOP"/}${OWLET_SANITIZE:+ [sanitizer build]}
 skip_all() { _san_check || exit 1; echo "1..0 # SKIP $*"; exit 0; }
 diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }	# every line a comment
 
@@ -66,13 +69,13 @@ diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }	# every line a comment
 ok() {
 	_tap_n=$((_tap_n + 1))
 	[ -z "${OWLET_TAP_TIMES:-}" ] ||
-		printf '%s %s %s %s\n' "$(date +%s)" "${0#"$TOP"/}" "$_tap_n" "$2" >> "$OWLET_TAP_TIMES"
+		printf '%s %s %s %s\n' "$(date +%s)" "${0#"$TOP"/}${OWLET_SANITIZE:+@san}" "$_tap_n" "$2" >> "$OWLET_TAP_TIMES"
 	if [ "$1" -eq 0 ]; then
 		echo "ok $_tap_n - $2"
 	else
 		echo "not ok $_tap_n - $2"
 		# on stderr too: prove -j shows a test's stderr, not its TAP
-		printf '# not ok %s - %s (%s)\n' "$_tap_n" "$2" "${0#"$TOP"/}" >&2
+		printf '# not ok %s - %s (%s)\n' "$_tap_n" "$2" "$_tap_name" >&2
 		_tap_fail=$((_tap_fail + 1))
 	fi
 }
