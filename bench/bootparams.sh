@@ -28,7 +28,9 @@
 #
 # Knobs: BENCH_BOOTS (rounds, default 3), BENCH_POLL (seconds between SSH
 # attempts, default 0.25), VM_TIMEOUT (seconds a boot may take, 600),
-# BENCH_WORK=0 (no workload: the boot figures only).
+# BENCH_WORK=0 (no workload: the boot figures only), BENCH_SERIAL=DIR
+# (keep each measured boot's serial console, with the kernel's timestamps,
+# as DIR/STATE.ROUND.serial).
 # BENCH_ONE="P..." (e.g. "init_on_free=1 pti=on"): instead, each round
 # boots Debian's line, then Debian's line plus one parameter P at a time,
 # and each is compared with Debian's: which parameter costs what.
@@ -114,6 +116,7 @@ measure() {	# measure STATE ROUND [EXTRA]
 	"+"*) die "$1: /proc/cmdline lacks ${3:-}: $_cl" ;;
 	esac
 	vm_ssh p 'systemd-analyze time' | head -n 1 | startup_parts "$1" "$2" >> "$RES"
+	[ -z "${BENCH_SERIAL:-}" ] || cp "$T/vm.p.serial" "$BENCH_SERIAL/$1.$2.serial"
 	[ "$WORK_RUNS" = 0 ] ||
 		vm_ssh p "$WORK" | while read -r k v; do echo "$1.$k $2 $v"; done >> "$RES"
 	echo "  round $2, $1: SSH after $_ssh s; $(awk -v s="$1" -v r="$2" \
