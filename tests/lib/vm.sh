@@ -126,48 +126,33 @@ vm_ssh() {
 	    -o ConnectTimeout="$VM_CONNECT_TIMEOUT" -o LogLevel=ERROR "${VM_SSH_USER:-root}@127.0.0.1" "$@"
 }
 
-# vm_wait_ssh NAME: wait until root logs in over SSH (VM_TIMEOUT seconds);
-# sets VM_BOOT_SECONDS.  On failure, prints the serial console's tail as
-# TAP comments and returns 1.
-vm_wait_ssh() {
-	_vw=$1
+# vm_wait_for NAME WHAT CMD...: run CMD every second until it succeeds,
+# for at most VM_TIMEOUT seconds from the boot's start; sets
+# VM_BOOT_SECONDS.  When time is up or qemu is gone: "no WHAT" and the
+# serial console's tail as TAP comments, return 1.
+vm_wait_for() {
+	_vw=$1 _vw_what=$2
+	shift 2
 	_vw_t0=$(cat "$T/vm.$_vw.start")
 	while :; do
-		if vm_ssh "$_vw" true 2>/dev/null; then
+		if "$@"; then
 			VM_BOOT_SECONDS=$(($(date +%s) - _vw_t0))
 			return 0
 		fi
 		if [ $(($(date +%s) - _vw_t0)) -ge "$VM_TIMEOUT" ] ||
 		    ! kill -0 "$(cat "$T/vm.$_vw.pid" 2>/dev/null || echo 0)" 2>/dev/null; then
-			echo "# VM $_vw: no SSH after $(($(date +%s) - _vw_t0)) s; serial console:"
-			tail -n 30 "$T/vm.$_vw.serial" | sed 's/^/#   /'
-			return 1
-		fi
-		sleep 2
-	done
-}
-
-# vm_wait_serial NAME TEXT: wait until the serial console shows TEXT (a
-# fixed string; VM_TIMEOUT seconds from the boot's start); sets
-# VM_BOOT_SECONDS.  On failure, prints the console's tail as TAP comments
-# and returns 1.
-vm_wait_serial() {
-	_vw=$1
-	_vw_t0=$(cat "$T/vm.$_vw.start")
-	while :; do
-		if grep -qF "$2" "$T/vm.$_vw.serial" 2>/dev/null; then
-			VM_BOOT_SECONDS=$(($(date +%s) - _vw_t0))
-			return 0
-		fi
-		if [ $(($(date +%s) - _vw_t0)) -ge "$VM_TIMEOUT" ] ||
-		    ! kill -0 "$(cat "$T/vm.$_vw.pid" 2>/dev/null || echo 0)" 2>/dev/null; then
-			echo "# VM $_vw: no \"$2\" on the console after $(($(date +%s) - _vw_t0)) s:"
+			echo "# VM $_vw: no $_vw_what after $(($(date +%s) - _vw_t0)) s; serial console:"
 			tail -n 30 "$T/vm.$_vw.serial" | sed 's/^/#   /'
 			return 1
 		fi
 		sleep 1
 	done
 }
+# vm_wait_ssh NAME: wait until root (VM_SSH_USER) logs in over SSH.
+vm_wait_ssh() { vm_wait_for "$1" SSH vm_ssh "$1" true 2>/dev/null; }
+# vm_wait_serial NAME TEXT: wait until the serial console shows TEXT (a
+# fixed string).
+vm_wait_serial() { vm_wait_for "$1" "\"$2\" on the console" grep -qF "$2" "$T/vm.$1.serial" 2>/dev/null; }
 
 # vm_ssh_up NAME T0 POLL: for the benchmarks: wait until root logs in over
 # SSH, one attempt every POLL seconds, each of at most 2 s (an attempt made
