@@ -12,7 +12,7 @@ $(B)/tests/bin/%: tests/bin/%.c $(COMMON_A) $(LIBTCB_SO)
 	  -Wl,-rpath,$(abspath $(B))/lib -L$(B)/lib -ltcb -lcrypt -lpam -lpthread -ldl
 $(B)/tests/bin/pamprobe: tests/bin/tokenconv.h
 
-# Two at a time (PROVE_JOBS; CI runs three), the slowest first so that
+# Two at a time (PROVE_JOBS), the slowest first so that
 # the run does not end on one of them alone.  Tests that share an output
 # (the image, the disk) hold shared locks on it while they read it; a
 # build takes the exclusive lock only when its stamp says it must

@@ -157,6 +157,12 @@ report() {
 	    on && mine && /^        "/ { sub(/^ *"/, ""); sub(/",?$/, ""); print }' "$T/play.$n"
 }
 show() { diag "$(tail -n 60 "$T/play.$n")"; }
+# task_items TASK RESULT: how many items of TASK (its name) in the last
+# play say RESULT (a regular expression: "changed: \[h1\]")
+task_items() {
+	awk -v t="TASK [owlet : $1]" 'index($0, t) == 1 { on = 1; next } /^TASK / { on = 0 } on' \
+	    "$T/play.$n" | grep -c "^$2 => (item="
+}
 
 # --- run 1: converge ---------------------------------------------------------------
 ta=$(date +%s)
@@ -219,7 +225,8 @@ ok $rc "run 3: drift does not fail the play (owlet_fail_on_drift false)"
 r1=$(report h1) r2=$(report h2)
 like "$(printf '%s\n' "$r1" | head -n 1)" "^h1: clean " "run 3: h1 is clean"
 is "$(printf '%s\n' "$r1" | grep -c .)" 1 "run 3: h1's report has no finding"
-is "$(recap h1 changed)" 3 "run 3: h1's only changes are the three signatures copied"
+is "$(recap h1 changed)" 1 "run 3: h1's only change is one task..."
+is "$(task_items 'Seal: copy their signatures' 'changed: \[h1\]')" 3 "... that copied the three signatures"
 like "$(printf '%s\n' "$r2" | head -n 1)" "^h2: DRIFT " "run 3: h2 reports DRIFT"
 like "$r2" "control: chfn configured restricted, found unknown \(before this run\)" \
     "h2: chfn out of its chosen state"
