@@ -131,20 +131,16 @@ kernel_is_ours(const struct ctl *c)
  * the switch itself stands.
  */
 static void
-flag_boot_entries(const struct ctl *c)
+flag_boot_entries(struct ctl *c)
 {
 	int dfd, fd = -1;
 
 	if (!kernel_is_ours(c))
 		return;
-	if (mkdirat(c->rootfd, ESP_FLAG_DIR, 0755) == 0 || errno == EEXIST) {
-		dfd = openat(c->rootfd, ESP_FLAG_DIR,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (dfd >= 0) {
-			fd = openat(dfd, ESP_FLAG, O_WRONLY | O_CREAT |
-			    O_NOFOLLOW | O_CLOEXEC, 0644);
-			close(dfd);
-		}
+	if ((dfd = ctl_mkdirs(c, ESP_FLAG_DIR, 0755)) >= 0) {
+		fd = openat(dfd, ESP_FLAG, O_WRONLY | O_CREAT | O_NOFOLLOW |
+		    O_CLOEXEC, 0644);
+		close(dfd);
 	}
 	if (fd < 0)
 		warn("/%s/%s: the boot entries may not follow; run "

@@ -12,14 +12,14 @@ $(B)/tests/bin/%: tests/bin/%.c $(COMMON_A) $(LIBTCB_SO)
 	  -Wl,-rpath,$(abspath $(B))/lib -L$(B)/lib -ltcb -lcrypt -lpam -lpthread -ldl
 $(B)/tests/bin/pamprobe: tests/bin/tokenconv.h
 
-# Two at a time (PROVE_JOBS), the slowest first so that
-# the run does not end on one of them alone.  Tests that share an output
-# (the image, the disk) hold shared locks on it while they read it; a
-# build takes the exclusive lock only when its stamp says it must
-# rebuild.  static.t (compilers only) comes second: it runs while iso.t
-# builds the packages and the image, steps that leave a CPU idle, where
-# vm/disk.t would only wait for them.  TESTS_SLOW is in the order of CI's
-# durations; the rest, each under ~25 s, alphabetically.
+# Two at a time (PROVE_JOBS), the slowest first so that the run does not
+# end on one of them alone.  Tests that share an output (the image, the
+# disk) hold shared locks on it while they read it; a build takes the
+# exclusive lock only when its stamp says it must rebuild.  static.t
+# (compilers only) comes second: it runs while iso.t builds the packages
+# and the image, steps that leave a CPU idle, where vm/disk.t would only
+# wait for them.  TESTS_SLOW is in the order of CI's durations; the rest,
+# each under ~25 s, alphabetically.
 PROVE_JOBS ?= 2
 TESTS_SLOW := tests/iso/iso.t tests/unit/static.t tests/vm/disk.t tests/ansible/ansible.t \
 	tests/sys/privmatrix.t tests/deb/deb.t tests/deb/shadow-tcb.t \

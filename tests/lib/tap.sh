@@ -57,9 +57,9 @@ need_plain_build() {
 
 _tap_planned=
 plan() { echo "1..$1"; _tap_planned=1; }
-# The test's name in messages: its path, and the build when it is the
-# sanitizer's (make check CHECK_SANITIZED=1 runs the suite on both).
-_tap_name=${0#"$TOP"/}${OWLET_SANITIZE:+ [sanitizer build]}
+# The test's name in messages and OWLET_TAP_TIMES: its path, with "@san"
+# for the sanitizer build (make check CHECK_SANITIZED=1 runs both).
+_tap_name=${0#"$TOP"/}${OWLET_SANITIZE:+@san}
 skip_all() { _san_check || exit 1; echo "1..0 # SKIP $*"; exit 0; }
 diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }	# every line a comment
 
@@ -69,7 +69,7 @@ diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }	# every line a comment
 ok() {
 	_tap_n=$((_tap_n + 1))
 	[ -z "${OWLET_TAP_TIMES:-}" ] ||
-		printf '%s %s %s %s\n' "$(date +%s)" "${0#"$TOP"/}${OWLET_SANITIZE:+@san}" "$_tap_n" "$2" >> "$OWLET_TAP_TIMES"
+		printf '%s %s %s %s\n' "$(date +%s)" "$_tap_name" "$_tap_n" "$2" >> "$OWLET_TAP_TIMES"
 	if [ "$1" -eq 0 ]; then
 		echo "ok $_tap_n - $2"
 	else
