@@ -109,8 +109,8 @@ measure() {	# measure STATE ROUND [EXTRA]
 	echo "$1.ssh $2 $_ssh" >> "$RES"
 	_cl=$(vm_ssh p 'cat /proc/cmdline')
 	case "$1 $_cl" in
-	"hardened "*slab_nomerge*init_on_free=1*) ;;
-	"debian "*slab_nomerge* | "debian "*init_on_free=1* | hardened*)
+	"hardened "*slab_nomerge*page_alloc.shuffle=1*) ;;
+	"debian "*slab_nomerge* | "debian "*page_alloc.shuffle=1* | hardened*)
 		die "$1: /proc/cmdline is not the state's: $_cl" ;;
 	"+"*" "*"${3:-}"*) ;;
 	"+"*) die "$1: /proc/cmdline lacks ${3:-}: $_cl" ;;

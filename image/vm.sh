@@ -91,7 +91,7 @@ if [ -w /dev/kvm ] && [ -r /dev/kvm ]; then
 else
 	# Under TCG, -cpu max without ERMS and FSRM: with them the guest's
 	# kernel zeroes and copies pages with rep stosb/movsb, which TCG
-	# emulates a byte at a time (the hardening's init_on_free stalled a
+	# emulates a byte at a time (init_on_free=1 stalled a
 	# live boot for 70 s freeing its initramfs); without them it uses
 	# rep stosq.  Boots to SSH took a fifth less, owlet's and stock
 	# Debian's alike (docs/benchmarks.md).  VM_TCG_CPU overrides.

@@ -213,27 +213,29 @@ is "$rc" 1 "the boot choices that --defaults recorded are drift now that the fil
 like "$out" "^bootparams: configured hardened, found debian\$" "... bootparams hardened, found debian"
 ctl --reapply --quiet && ctl --check >/dev/null
 ok $? "--reapply applies the recorded boot choices (as image/disk.sh does); --check clean"
-is "$(cat "$R/etc/kernel/cmdline")" "$line slab_nomerge init_on_alloc=1 init_on_free=1 page_alloc.shuffle=1 randomize_kstack_offset=on vsyscall=none debugfs=off kfence.sample_interval=100 iommu=force iommu.strict=1 efi=disable_early_pci_dma" \
+is "$(cat "$R/etc/kernel/cmdline")" "$line slab_nomerge init_on_alloc=1 page_alloc.shuffle=1 randomize_kstack_offset=on vsyscall=none debugfs=off kfence.sample_interval=100 iommu=force iommu.strict=1 efi=disable_early_pci_dma" \
     "/etc/kernel/cmdline: the disk's tokens first, then the KSPP parameters, one line"
-is "$(state bootparams) $(state iommu) $(state lockdown) $(state modsig) $(state mitigations) $(state pti)" \
-    "hardened strict none optional auto auto" "boot facilities in their defaults"
-for s in lockdown:integrity lockdown:confidentiality modsig:enforced mitigations:nosmt pti:on; do
+is "$(state bootparams) $(state iommu) $(state lockdown) $(state modsig) $(state mitigations) $(state pti) $(state init_on_free)" \
+    "hardened strict none optional auto auto off" "boot facilities in their defaults"
+for s in lockdown:integrity lockdown:confidentiality modsig:enforced mitigations:nosmt pti:on init_on_free:on; do
 	set_ok "${s%:*}" "${s#*:}"
 	ok $? "${s%:*} ${s#*:}"
 done
-like "$(cat "$R/etc/kernel/cmdline")" " lockdown=confidentiality module.sig_enforce=1 mitigations=auto,nosmt pti=on\$" "lockdown, signatures, nosmt and pti appended"
+like "$(cat "$R/etc/kernel/cmdline")" " lockdown=confidentiality module.sig_enforce=1 mitigations=auto,nosmt pti=on init_on_free=1\$" "lockdown, signatures, nosmt, pti and init_on_free appended"
 bad=
-for fs in bootparams:debian iommu:debian lockdown:none modsig:optional mitigations:auto pti:auto; do
+for fs in bootparams:debian iommu:debian lockdown:none modsig:optional mitigations:auto pti:auto init_on_free:off; do
 	set_ok "${fs%:*}" "${fs#*:}" || bad="$bad $fs"
 done
 is "${bad:-none}" none "every boot facility switched back to Debian's state"
 is "$(cat "$R/etc/kernel/cmdline")" "$line" "every boot facility back to Debian's: the line as it was"
-printf '%s\n' "$line init_on_free=0 init_on_alloc=0 init_on_free=1" > "$R/etc/kernel/cmdline"
-is "$(state bootparams)" unknown "two init_on_free tokens and init_on_alloc=0: bootparams unknown"
+printf '%s\n' "$line init_on_alloc=0 page_alloc.shuffle=0 init_on_alloc=1" > "$R/etc/kernel/cmdline"
+is "$(state bootparams)" unknown "two init_on_alloc tokens and page_alloc.shuffle=0: bootparams unknown"
 set_ok bootparams hardened
-like "$(cat "$R/etc/kernel/cmdline")" "^$line init_on_free=1 init_on_alloc=1 slab_nomerge " \
+like "$(cat "$R/etc/kernel/cmdline")" "^$line init_on_alloc=1 page_alloc.shuffle=1 slab_nomerge " \
     "a token is replaced where it stands, a second one of the same parameter dropped"
-is "$(grep -o 'init_on_free=[0-9]*' "$R/etc/kernel/cmdline" | tr '\n' ' ')" "init_on_free=1 " "one init_on_free token left"
+is "$(grep -o 'init_on_alloc=[0-9]*' "$R/etc/kernel/cmdline" | tr '\n' ' ')" "init_on_alloc=1 " "one init_on_alloc token left"
+printf '%s\n' "$line init_on_free=0" > "$R/etc/kernel/cmdline"
+is "$(state init_on_free)" off "an explicit init_on_free=0 reads as off"
 printf '%s\n' "$line pti=auto" > "$R/etc/kernel/cmdline"
 is "$(state pti)" auto "an explicit pti=auto reads as auto"
 printf '%s\n' "$line mitigations=auto" > "$R/etc/kernel/cmdline"
