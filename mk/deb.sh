@@ -43,10 +43,15 @@ trap 'rm -rf "$W"' EXIT INT TERM
 S=$W/owlet
 mkdir "$S"
 
-# the tree, as git sees it (working copy, untracked files included)
+# the tree, as git sees it (working copy, untracked files included),
+# without what no package is built from: the test scripts (the tests'
+# C helpers stay: make all builds them), docs, benchmark scripts and
+# contrib.  They are not inputs of the stamp either: editing a test does
+# not rebuild the packages, nor the image and disk made from them.
 if git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
 	# shellcheck disable=SC2016 # $f belongs to the inner sh
 	git -C "$TOP" ls-files -z --cached --others --exclude-standard |
+	    grep -zEv '^(tests/.*\.(t|exp)|tests/lib/.*\.sh|docs/.*|contrib/.*|bench/.*\.sh)$' |
 	    (cd "$TOP" && xargs -0 sh -c 'for f; do [ -e "$f" ] || [ -L "$f" ] && printf "%s\0" "$f"; done; :' sh) |
 	    tar -C "$TOP" --null --no-recursion -T - -cf - | tar -C "$S" -xf -
 else
