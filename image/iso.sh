@@ -13,7 +13,8 @@
 #   live/vmlinuz, initrd.img   the kernel and an initramfs with live-boot,
 #                              which mounts the squashfs under a RAM-backed
 #                              overlay (made in a throw-away overlay of the
-#                              system: live-boot is not in the system)
+#                              system: live-boot is not in the system; the
+#                              system's /boot holds the same initramfs)
 #   isolinux/                  ISOLINUX, for BIOS
 #   boot/efi.img               FAT: systemd-boot, its entry, kernel, initrd
 #   debs/                      owlet's packages
@@ -101,6 +102,21 @@ cp -a "$tree" "$S"
 flock -u 7
 
 # --- the system: kernel, boot files, tools -------------------------------
+# One initramfs, made once, serves the live system and the installed one:
+# the generic kernel's (MODULES=most) takes a minute or more to make, most
+# of it one modinfo per module.  While apt installs the kernel,
+# update-initramfs is diverted to a no-op; the initramfs is made with
+# live-boot in an overlay (below) and copied into the system too.  On an
+# installed system live-boot's scripts in it do nothing (they act with
+# boot=live only), and the first update-initramfs there (a kernel or
+# initramfs-tools update) makes a plain one: no live-boot package is in
+# the system.
+UI=/usr/sbin/update-initramfs
+sh "$here/chroot.sh" "$S" dpkg-divert --quiet --local --rename \
+    --divert "$UI.owlet-iso" --add "$UI" >>"$log" 2>&1 ||
+	die "dpkg-divert of $UI in the system failed (log: $log)"
+printf '#!/bin/sh\n# owlet ISO build: the initramfs is made once, later\nexit 0\n' > "$S$UI"
+chmod 0755 "$S$UI"
 note "apt: $(echo $SYSTEM_PKGS) (log: $log)"
 # shellcheck disable=SC2086 # a list of package names
 sh "$here/apt-install.sh" "$S" "$log" $SYSTEM_PKGS ||
@@ -109,6 +125,30 @@ kver=$(cd "$S/boot" && ls vmlinuz-* 2>/dev/null | sed 's/^vmlinuz-//')
 case $kver in
 '' | *[!a-z0-9.+~-]*) die "not exactly one kernel in $S/boot: '$kver' (log: $log)" ;;
 esac
+
+# --- the initramfs, with live-boot, in an overlay of the system -----------
+# live-boot's initramfs scripts find the medium, mount the squashfs and an
+# overlay on tmpfs.  The overlay, where apt installs live-boot, dies with
+# its namespace; only the initramfs is kept.
+note "apt: $LIVE_PKGS, in an overlay; the initramfs (log: $log)"
+mkdir -p "$W/ov/upper" "$W/ov/work" "$W/ov/merged"
+unshare -m --propagation private -- sh -c '
+	mount -t overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" owlet-iso "$2/merged" &&
+	sh "$3/apt-install.sh" "$2/merged" "$4" $5 &&
+	sh "$3/chroot.sh" "$2/merged" "$7.owlet-iso" -c -k "$6" >>"$4" 2>&1 &&
+	sh "$3/chroot.sh" "$2/merged" lsinitramfs "/boot/initrd.img-$6" >"$2/list" &&
+	cp "$2/merged/boot/initrd.img-$6" "$2/initrd.img"' _ \
+    "$S" "$W/ov" "$here" "$log" "$LIVE_PKGS" "$kver" "$UI" ||
+	die "the initramfs failed (log: $log)"
+grep -qx 'scripts/live' "$W/ov/list" ||
+	die "the initramfs has no live-boot scripts (log: $log)"
+rm -f "$S$UI"
+sh "$here/chroot.sh" "$S" dpkg-divert --quiet --local --rename --remove "$UI" >>"$log" 2>&1 &&
+    [ -x "$S$UI" ] || die "removing the diversion of $UI in the system failed (log: $log)"
+cp "$W/ov/initrd.img" "$S/boot/initrd.img-$kver"
+cp "$W/ov/initrd.img" "$I/live/initrd.img"
+cp "$S/boot/vmlinuz-$kver" "$I/live/vmlinuz"
+rm -rf "$W/ov"
 image_boot_files "$S"
 # The live system's line; the installer writes the installed one.
 printf '%s\n' "$LIVE_CMDLINE" > "$S/etc/kernel/cmdline"
@@ -123,27 +163,6 @@ image_clean "$S"
 
 note "seal spec of the system"
 "$SEAL" create -p "$S" -o "$I/system.mtree" || die "seal create of the system failed"
-
-# --- the live initramfs, in an overlay of the system ----------------------
-# live-boot's initramfs scripts find the medium, mount the squashfs and
-# an overlay on tmpfs; the system itself keeps Debian's plain initramfs,
-# which an installed disk boots with.  The overlay dies with its
-# namespace; only the two boot files are kept.  esp-update's hook is
-# taken out of it (no ESP here: it would fail the initramfs trigger).
-note "apt: $LIVE_PKGS, in an overlay (log: $log)"
-mkdir -p "$W/ov/upper" "$W/ov/work" "$W/ov/merged"
-unshare -m --propagation private -- sh -c '
-	mount -t overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" owlet-iso "$2/merged" &&
-	rm -f "$2"/merged/etc/kernel/postinst.d/zz-owlet-esp \
-	    "$2"/merged/etc/initramfs/post-update.d/zz-owlet-esp &&
-	sh "$3/apt-install.sh" "$2/merged" "$4" $5 &&
-	cp "$2/merged/boot/vmlinuz-$6" "$7/vmlinuz" &&
-	cp "$2/merged/boot/initrd.img-$6" "$7/initrd.img"' _ \
-    "$S" "$W/ov" "$here" "$log" "$LIVE_PKGS" "$kver" "$I/live" ||
-	die "the live initramfs failed (log: $log)"
-rm -rf "$W/ov"
-cmp -s "$I/live/initrd.img" "$S/boot/initrd.img-$kver" &&
-	die "the live initramfs is the system's: live-boot missing (log: $log)"
 
 note "squashfs ($ISO_COMP)"
 # zstd level 9: 1 MiB larger than level 15 (169 against 168 MiB of the
