@@ -151,9 +151,10 @@ if [ "$DEB_LINTIAN" = 1 ]; then
 	# with its reason); any warning or error that no override justifies
 	# (E:, W:) is fatal.  Informational tags and the overridden ones (O:,
 	# with the reason) are listed too.  (--fail-on would count the
-	# overridden tags that --show-overrides lists.)
+	# overridden tags that --show-overrides lists.)  Its temporary files
+	# in the work directory: lintian leaves mldbm-elf-* files behind.
 	rc=0
-	lintian --fail-on none --display-info --show-overrides \
+	TMPDIR=$W lintian --fail-on none --display-info --show-overrides \
 	    "$DEB_OUT"/*.changes > "$W/lintian.txt" 2>&1 || rc=$?
 	grep -v '^running with root privileges' "$W/lintian.txt" > "$DEB_OUT/lintian.txt" || :
 	if [ "$rc" != 0 ] || grep -q '^[EW]:' "$DEB_OUT/lintian.txt"; then
