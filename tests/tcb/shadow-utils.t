@@ -32,9 +32,9 @@ todo() {
 # The build does not depend on which owlet build it links against (libtcb
 # dynamically, by versioned symbols; its stamp is tcb.h, the source and the
 # patch): the plain and the sanitizer pass share one, in the plain build's
-# cache (the script's lock serialises them), instead of downloading and
-# building shadow twice.
-out=$(B=$B SHADOW_CACHE=${SHADOW_CACHE:-$TOP/build/cache} \
+# cache (OWLET_PLAIN_B, tests/lib/run.sh; the script's lock serialises
+# them), instead of downloading and building shadow twice.
+out=$(B=$B SHADOW_CACHE=${SHADOW_CACHE:-${OWLET_PLAIN_B:-$B}/cache} \
     bash "$TOP/tests/compat/shadow-utils.sh" 2>"$T/build.err"); rc=$?
 if [ "$rc" = 77 ]; then
 	skip_all "cannot download Debian's shadow source package ($(tail -1 "$T/build.err"))"
